@@ -197,6 +197,7 @@ def make_mu_mc_vs_closed_form(table: object, paper_max_err_pct: float = 1.13) ->
         axe.axhline(0, color="0.3", lw=0.6)
         axe.set_xlabel("redundancy r")
         axe.set_ylabel("relative error (%)" if i == 0 else "")
+        axe.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
     axes[0, 0].legend(loc="upper left")
     axes[1, 0].legend(loc="lower right", fontsize=6)
     fig.tight_layout()
@@ -226,6 +227,7 @@ def make_mu_ruler_vs_consecutive(table: object) -> Figure:
     axr.axhline(0, color="0.5", lw=0.6)
     axr.set_ylabel("consecutive vs\nruler (%)")
     axr.set_xlabel("redundancy r")
+    axr.xaxis.set_major_locator(mpl.ticker.MaxNLocator(integer=True))
     if "N" in table:
         ax.set_title(f"N = {int(table['N'].iloc[0])}")
     fig.tight_layout()
