@@ -4,9 +4,12 @@ Failures hit distinct groups in uniformly random order. A *wipe-out* happens at 
 after which some shard type has no live holder; the index (1-based) of that failure is the
 failures-to-wipe-out T, whose mean is μ(N, r) (the paper's "endurable failures").
 
-The sampler is a numba kernel: one incremental Fisher–Yates shuffle per trial, live-holder
-counters per type that are lazily reset by a per-trial stamp, so a trial
-costs O(T·r) rather than O(N·r).
+The sampler is a numba kernel. Each trial gives every group an i.i.d. 32-bit death key (the
+failure order is the key order, ties broken uniformly at random); for the cyclic layout the
+wipe-out key is V = min_t max_j key[(t − o_j) mod N], computed by r SIMD max passes over
+contiguous slices, and T = #{w : key[w] ≤ V} (ties at V, probability ≈ N/2^32, are resolved
+exactly by a random order of the tied groups). Keys come from a xoshiro256** stream seeded by
+each chunk's ``Generator``.
 """
 
 from __future__ import annotations
@@ -57,15 +60,17 @@ def _next_u64(state: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
-def _fill_keys(state: np.ndarray, ext: np.ndarray, N: int, omax: int,
-               key_mask: np.uint32) -> None:  # pragma: no cover - compiled
-    """Draw N uint32 sort keys (two per xoshiro256** output) into ``ext[omax:omax+N]`` and
-    copy the last ``omax`` of them to ``ext[:omax]``, so ``ext[omax + w] = key[w]`` and
-    ``ext[omax + w − o] = key[(w − o) mod N]`` for 0 ≤ o ≤ omax without a modulo."""
+def _fill_keys(state: np.ndarray, buf: np.ndarray, ext: np.ndarray, N: int, omax: int,
+               mask: np.uint64) -> None:  # pragma: no cover - compiled
+    """Draw the N uint32 death keys of one trial, two per xoshiro256** output.
+
+    ``ext`` is the uint32 view of the uint64 ``buf``; afterwards ``ext[w] = key[w]`` (each
+    32-bit half of an output ANDed with the key mask, see ``mask``) for w < N and
+    ``ext[N + i] = ext[i]`` for i < omax, so ``ext[s + omax − o] = key[(s + omax − o) mod N]``
+    for 0 ≤ s < N, 0 ≤ o ≤ omax needs no modulo.
+    """
     s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    lo = np.uint64(0xFFFFFFFF)
-    i = 0
-    while i < N:
+    for i in range((N + 1) // 2):
         res = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
         t = s1 << np.uint64(17)
         s2 ^= s0
@@ -74,18 +79,15 @@ def _fill_keys(state: np.ndarray, ext: np.ndarray, N: int, omax: int,
         s0 ^= s3
         s2 ^= t
         s3 = _rotl(s3, 45)
-        ext[omax + i] = np.uint32(res & lo) & key_mask
-        if i + 1 < N:
-            ext[omax + i + 1] = np.uint32(res >> np.uint64(32)) & key_mask
-        i += 2
+        buf[i] = res & mask
     state[0], state[1], state[2], state[3] = s0, s1, s2, s3
     for i in range(omax):
-        ext[i] = ext[N + i]
+        ext[N + i] = ext[i]
 
 
 @njit(cache=True, nogil=True)
-def _resolve_tie(ext: np.ndarray, N: int, offs: np.ndarray, omax: int, V: np.uint32,
-                 n_below: int, n_tied: int, state: np.ndarray) -> int:  # pragma: no cover
+def _resolve_tie(ext: np.ndarray, N: int, offs: np.ndarray, V: np.uint32, n_below: int,
+                 n_tied: int, state: np.ndarray) -> int:  # pragma: no cover - compiled
     """Exact T when ``n_tied`` ≥ 2 groups share the critical key V (rare for 32-bit keys).
 
     All groups with key < V have failed and no type is wiped out yet; the tied groups fail
@@ -96,7 +98,7 @@ def _resolve_tie(ext: np.ndarray, N: int, offs: np.ndarray, omax: int, V: np.uin
     tied = np.empty(n_tied, dtype=np.int64)
     c = 0
     for w in range(N):
-        if ext[omax + w] == V:
+        if ext[w] == V:
             tied[c] = w
             c += 1
     for k in range(n_tied - 1):
@@ -110,11 +112,11 @@ def _resolve_tie(ext: np.ndarray, N: int, offs: np.ndarray, omax: int, V: np.uin
         g = tied[k]
         killed[g] = True
         for p in range(r):
-            t = (g + offs[p]) % N
+            t = (g + offs[p]) % N  # a type group g holds; its holders are (t − o_q) mod N
             wiped = True
             for q in range(r):
                 h = (t - offs[q]) % N
-                key = ext[omax + h]
+                key = ext[h]
                 if key > V or (key == V and not killed[h]):
                     wiped = False
                     break
@@ -126,32 +128,36 @@ def _resolve_tie(ext: np.ndarray, N: int, offs: np.ndarray, omax: int, V: np.uin
 @njit(cache=True, nogil=True)
 def _trial_from_keys(ext: np.ndarray, N: int, offs: np.ndarray, omax: int, m: np.ndarray,
                      state: np.ndarray) -> int:  # pragma: no cover - compiled
-    """T for one trial whose failure order is the keys' order (ties broken at random).
+    """T for one trial whose failure order is the order of the death keys ``ext[:N]``.
 
-    With death keys ``key[w]``, type t dies at max_j key[(t − o_j) mod N], the first wipe-out
-    at V = min_t of that, and T = #{w : key[w] ≤ V} when V is attained by one group only.
-    The r passes over contiguous uint32 slices vectorise (SIMD max/min).
+    Type t dies at max_j key[(t − o_j) mod N] and the first wipe-out happens at
+    V = min_t max_j key[(t − o_j) mod N] (types indexed as t = s + omax, a bijection mod N, so
+    every read is a contiguous slice of ``ext``: the r max passes and the min vectorise).
+    Every type still has a live holder while only keys < V have failed, and the type attaining
+    V is wiped out once the keys ≤ V have, so T = #{w : key[w] < V} + 1 when V is unique;
+    otherwise the tied groups fail in uniformly random order (:func:`_resolve_tie`). With keys
+    i.i.d. and ties broken uniformly, the failure order is a uniform permutation: T is exact.
     """
     r = offs.shape[0]
     e = ext[omax - offs[0]:]
-    for t in range(N):
-        m[t] = e[t]
+    for s in range(N):
+        m[s] = e[s]
     for p in range(1, r):
         e = ext[omax - offs[p]:]
-        for t in range(N):
-            m[t] = max(m[t], e[t])
+        for s in range(N):
+            m[s] = max(m[s], e[s])
     V = m[0]
-    for t in range(1, N):
-        V = min(V, m[t])
+    for s in range(1, N):
+        V = min(V, m[s])
+    keys = ext[:N]
     n_below = 0
     n_tied = 0
     for w in range(N):
-        key = ext[omax + w]
-        n_below += key < V
-        n_tied += key == V
+        n_below += np.int32(keys[w] < V)
+        n_tied += np.int32(keys[w] == V)
     if n_tied == 1:
         return n_below + 1
-    return _resolve_tie(ext, N, offs, omax, V, n_below, n_tied, state)
+    return _resolve_tie(ext, N, offs, V, n_below, n_tied, state)
 
 
 @njit(cache=True, nogil=True)
@@ -162,10 +168,12 @@ def _ftw_kernel(N: int, offs: np.ndarray, n_trials: int, state: np.ndarray,
     omax = 0
     for p in range(offs.shape[0]):
         omax = max(omax, offs[p])
-    ext = np.empty(N + omax, dtype=np.uint32)
+    buf = np.empty((N + omax + 1) // 2, dtype=np.uint64)
+    ext = buf.view(np.uint32)
     m = np.empty(N, dtype=np.uint32)
+    mask = np.uint64(key_mask) | (np.uint64(key_mask) << np.uint64(32))
     for trial in range(n_trials):
-        _fill_keys(state, ext, N, omax, key_mask)
+        _fill_keys(state, buf, ext, N, omax, mask)
         out[trial] = _trial_from_keys(ext, N, offs, omax, m, state)
 
 
@@ -203,7 +211,7 @@ def failures_to_wipeout(layout: Layout, n_trials: int, seed: SeedLike = None,
     --------
     >>> from spare_lib.layout import ruler_layout
     >>> t = failures_to_wipeout(ruler_layout(600, 20), 20_000, seed=1)
-    >>> 400 < t.mean() < 450
+    >>> bool(400 < t.mean() < 450)
     True
     """
     layout = _check_layout(layout)
