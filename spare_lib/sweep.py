@@ -259,3 +259,55 @@ def example_point(a: float, b: float, seed: int = 0, sleep_s: float = 0.0) -> di
         time.sleep(sleep_s)
     noise = float(np.random.default_rng(seed).normal())
     return {"y": a * b + noise, "noise": noise}
+
+
+def simulate_point(method: str, N: int, r: int = 1, ckpt_steps: Any = "paper", seed: int = 0,
+                   layout: str = "ruler", preset: str = "h100_600k", **overrides: Any) -> dict[str, Any]:
+    """One :func:`spare_lib.simulate.simulate` run as a sweep point (used by ``spare sweep``).
+
+    Parameters
+    ----------
+    method : {'spare', 'rep', 'ckpt'}
+        Fault-tolerance method.
+    N, r : int
+        Groups and redundancy (r = 1 for 'ckpt').
+    ckpt_steps : int, 'paper', 'none' or None
+        Checkpoint interval in steps; 'paper' takes the paper's table (SPEC §6) for SPARe/Rep at
+        N = 200/600/1000 and the analytic optimum otherwise; 'none'/None disables checkpoints.
+    seed : int
+        The run's seed (``run_sweep(root_seed=...)`` derives it from the point).
+    layout : str
+        SPARe stacking layout ('ruler' or 'consecutive').
+    preset : str
+        Cluster preset; only 'h100_600k' (the paper's) is defined.
+    **overrides
+        :class:`spare_lib.cluster.ClusterConfig` fields, e.g. ``steps=2000``.
+
+    Returns
+    -------
+    dict
+        ``SimResult.as_dict()`` plus the checkpoint interval used.
+    """
+    from .cluster import analytic_checkpoint_interval, h100_600k, paper_checkpoint_interval
+    from .simulate import simulate
+    from .theory import mu_closed
+
+    if preset != "h100_600k":
+        raise ValueError(f"preset must be 'h100_600k', got {preset!r}")
+    config = h100_600k(int(N), **overrides)
+    if isinstance(ckpt_steps, float) and np.isnan(ckpt_steps):
+        ckpt_steps = None
+    if ckpt_steps in (None, "none", "None", ""):
+        c = None
+    elif ckpt_steps == "paper":
+        try:
+            if method == "ckpt":
+                raise ValueError("no paper interval for CKPT-only")
+            c = paper_checkpoint_interval(method, int(N), int(r))
+        except ValueError:
+            mtbf = config.system_mtbf_s * (float(mu_closed(N, r)) if method == "spare" else 1.0)
+            c = analytic_checkpoint_interval(mtbf, config.step_s(1), config)
+    else:
+        c = int(ckpt_steps)
+    res = simulate(method, int(N), int(r), c, config, seed=int(seed), layout=layout)
+    return {**res.as_dict(), "ckpt_steps": c}
