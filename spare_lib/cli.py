@@ -2,6 +2,8 @@
 
 Subcommands
 -----------
+plan      recommended r and checkpoint period for a cluster (closed forms; ``--simulate N``
+          adds simulated values per candidate r)
 simulate  one simulated training run (all SimResult fields; ``--json`` for scripts)
 sweep     simulate every point of a CSV/YAML file (serial, local processes or Dask)
 figures   run the notebooks through papermill (full size by default) and refresh README's
@@ -58,11 +60,110 @@ def _positive_float(name: str):  # noqa: ANN202 - argparse type factory
     return conv
 
 
+def _nonnegative_float(name: str):  # noqa: ANN202 - argparse type factory
+    def conv(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number >= 0, got {text!r}") from None
+        if not v >= 0 or v == float("inf"):
+            raise argparse.ArgumentTypeError(f"{name} must be a finite number >= 0, got {text}")
+        return v
+    return conv
+
+
 def _print_table(rows: list[dict], columns: list[str]) -> None:
     widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in columns}
     print("  ".join(c.rjust(widths[c]) for c in columns))
     for r in rows:
         print("  ".join(str(r.get(c, "")).rjust(widths[c]) for c in columns))
+
+
+#: Library parameter names -> the ``spare plan`` flags, so errors name the flag the user typed.
+_PLAN_FLAGS = {"gpus_per_group": "--gpus-per-group", "gpus": "--gpus",
+               "system_mtbf_min": "--system-mtbf-min", "gpu_mtbf_hours": "--gpu-mtbf-hours",
+               "restart_min": "--restart-min", "checkpoint_s": "--checkpoint-s",
+               "allreduce_s": "--allreduce-s", "step_s": "--step-s", "steps": "--steps",
+               "trials": "--simulate", "seed": "--seed"}
+
+
+def _flag_names(message: str) -> str:
+    import re
+
+    pattern = r"\b(" + "|".join(sorted(_PLAN_FLAGS, key=len, reverse=True)) + r")\b"
+    return re.sub(pattern, lambda m: _PLAN_FLAGS[m.group(1)], message)
+
+
+def _fmt(v: float, nd: int = 3) -> str:
+    return "n/a" if v != v else f"{v:.{nd}f}"
+
+
+def _print_plan(sp, closed) -> None:  # noqa: ANN001 - SimulatedPlan | None, Plan
+    c = closed.cluster
+    print(f"Cluster: {c.gpus:,} GPUs / {c.gpus_per_group:,} per group -> N = {c.N} groups; "
+          f"system MTBF m = {c.system_mtbf_s / 60:.3g} min; restart T_r = {c.restart_s / 60:.3g} min; "
+          f"checkpoint T_s = {c.checkpoint_s:.3g} s; step = {c.step_s:.3g} s "
+          f"(compute {c.compute_per_stack_s:.3g} s + all-reduce T_a {c.allreduce_s:.3g} s)")
+    print(f"\nClosed forms, model '{closed.model}': {closed.model_note};")
+    print("  T_f = mu m, T_c* = T_s + sqrt(T_s^2 + 2 T_s (T_f + T_r)), A* = A(T_c*) (Eq. 2), "
+          "TTT/T0 = overhead / A* (Eq. 7)")
+    rows = []
+    for p in (closed.spare, closed.rep, closed.ckpt):
+        rows.append({"method": p.label, "r": p.r, "mu": f"{p.mu:.1f}",
+                     "T_f (h)": f"{p.restart_interval_s / 3600:.2f}", "overhead": f"{p.overhead:.3f}",
+                     "T_c* (s)": f"{p.checkpoint_period_s:.0f}", "T_c* (steps)": p.checkpoint_steps,
+                     "A*": f"{100 * p.availability:.1f}%", "TTT/T0": f"{p.ttt_over_t0:.3f}"})
+    _print_table(rows, list(rows[0]))
+    print(f"Gain of SPARe+CKPT over Rep+CKPT: {100 * closed.gain_vs_rep:.1f} %, over CKPT-only: "
+          f"{100 * closed.gain_vs_ckpt:.1f} % (closed form). Paper's formulas (mu Gamma form, "
+          f"Eq. 5): r* = {closed.r_star_paper}; floor(log2 N + 0.833) = {closed.r_star_log2}.")
+    if sp is None:
+        return
+    print(f"\nSimulation ({sp.trials} trials x {sp.steps:,} steps per candidate, Weibull k = 0.78, "
+          f"checkpoint every T_c* steps, seeds point_seed(point, {sp.seed}), "
+          f"runs capped at {sp.max_wall_t0:g} T0; {sp.elapsed_s:.0f} s):")
+    rows = []
+    for q in sp.points:
+        unfinished = q.trials - q.completed
+        mean = (_fmt(q.ttt_mean) if not unfinished
+                else f">= {_fmt(q.ttt_mean, 1)} ({unfinished}/{q.trials} unfinished)")
+        rows.append({"method": q.label, "r": q.r, "C (steps)": q.checkpoint_steps,
+                     "TTT/T0 mean": mean, "sd": _fmt(q.ttt_std),
+                     "min": _fmt(q.ttt_min), "max": _fmt(q.ttt_max),
+                     "A mean": f"{100 * q.availability_mean:.1f}%",
+                     "closed TTT/T0": _fmt(q.closed_form_ttt),
+                     "closed A*": f"{100 * q.closed_form_availability:.1f}%"})
+    _print_table(rows, list(rows[0]))
+    print("\nRecommendation from the simulation:")
+    for ch in (sp.spare, sp.rep, sp.ckpt):
+        print("  " + ch.describe())
+    if sp.gain_vs_rep == sp.gain_vs_rep:
+        print(f"Gain of SPARe+CKPT over Rep+CKPT (simulated optima): {100 * sp.gain_vs_rep:.1f} %")
+
+
+def _cmd_plan(args: argparse.Namespace) -> int:
+    import json
+
+    from . import optimize
+
+    try:
+        spec = optimize.cluster_spec(
+            args.gpus, args.gpus_per_group, system_mtbf_min=args.system_mtbf_min,
+            gpu_mtbf_hours=args.gpu_mtbf_hours, restart_min=args.restart_min,
+            checkpoint_s=args.checkpoint_s, step_s=args.step_s, allreduce_s=args.allreduce_s)
+        closed = optimize.plan(spec, model=args.model)
+        sp = None
+        if args.simulate:
+            sp = optimize.plan_simulated(spec, args.simulate, steps=args.steps, seed=args.seed,
+                                         model=args.model, workers=args.workers,
+                                         progress=not args.json and sys.stderr.isatty())
+    except ValueError as exc:
+        raise ValueError(_flag_names(str(exc))) from None
+    if args.json:
+        print(json.dumps(sp.to_dict() if sp is not None else closed.to_dict(), indent=2))
+    else:
+        _print_plan(sp, closed)
+    return 0
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -135,6 +236,43 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``spare`` (exposed for the tests)."""
     p = _Parser(prog="spare", description="spare-lab: SPARe fault-tolerance models, simulation and figures")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    pl = sub.add_parser(
+        "plan", help="recommended r and checkpoint period for a cluster",
+        description="Joint optimum of the redundancy r and the checkpoint period for SPARe+CKPT, "
+                    "Rep+CKPT and CKPT-only from the closed forms (Eqs. 2, 5, 7); --simulate N "
+                    "also simulates every candidate r N times. Defaults: the paper's N = 600 "
+                    "configuration of the 600k-H100 cluster. --step-s is compute per stack + "
+                    "all-reduce T_a; T_a defaults to N/100 s as in the paper's preset.")
+    pl.add_argument("--gpus", type=_positive_int("--gpus", lo=2), default=600_000,
+                    help="GPUs of the cluster (default 600000)")
+    pl.add_argument("--gpus-per-group", type=_positive_int("--gpus-per-group"), default=1000,
+                    help="GPUs per data-parallel group; N = gpus / gpus-per-group (default 1000)")
+    mt = pl.add_mutually_exclusive_group()
+    mt.add_argument("--system-mtbf-min", type=_positive_float("--system-mtbf-min"), default=None,
+                    help="system MTBF m in minutes (default 5)")
+    mt.add_argument("--gpu-mtbf-hours", type=_positive_float("--gpu-mtbf-hours"), default=None,
+                    help="per-GPU MTBF in hours; m = gpu-mtbf-hours / gpus")
+    pl.add_argument("--restart-min", type=_nonnegative_float("--restart-min"), default=60.0,
+                    help="global restart time T_r in minutes (default 60)")
+    pl.add_argument("--checkpoint-s", type=_positive_float("--checkpoint-s"), default=2e13 / 340e9,
+                    help="checkpoint write time T_s in seconds (default 58.8)")
+    pl.add_argument("--step-s", type=_positive_float("--step-s"), default=None,
+                    help="failure-free step time = compute per stack + T_a, seconds (default 64 + T_a)")
+    pl.add_argument("--allreduce-s", type=_nonnegative_float("--allreduce-s"), default=None,
+                    help="all-reduce time T_a in seconds (default N/100, the paper's preset)")
+    pl.add_argument("--model", choices=("finite", "paper"), default="finite",
+                    help="SPARe closed form: finite (mu_finite, overhead_finite; default) or paper "
+                         "(mu Gamma form, Eq. 5)")
+    pl.add_argument("--simulate", type=_positive_int("--simulate"), default=None, metavar="N_TRIALS",
+                    help="also simulate every candidate r N_TRIALS times")
+    pl.add_argument("--steps", type=_positive_int("--steps"), default=10_000,
+                    help="committed steps per simulated run (default 10000)")
+    pl.add_argument("--workers", type=_positive_int("--workers"), default=None,
+                    help="simulation processes (default: all cores)")
+    pl.add_argument("--seed", type=_positive_int("--seed", lo=0), default=0)
+    pl.add_argument("--json", action="store_true", help="print JSON")
+    pl.set_defaults(func=_cmd_plan)
+
     s = sub.add_parser("simulate", help="one simulated training run on the paper's 600k-H100 preset")
     s.add_argument("--method", choices=("spare", "rep", "ckpt"), default="spare")
     s.add_argument("--N", type=_positive_int("--N"), default=600, help="data-parallel groups (default 600)")

@@ -19,3 +19,4 @@ def warm_wipeout():
 
     failures_to_wipeout(ruler_layout(12, 3), 2, seed=0)
     return True
+
