@@ -32,6 +32,70 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "full": {"mu_trials": 60_000, "grid_stride": 1, "layout_compare_trials": 40_000},
         "smoke": {"mu_trials": 3_000, "grid_stride": 4, "layout_compare_trials": 2_000},
     },
+    "20_rectlr": {
+        # Statistics: N=600, r=8 and 20 (issue 3); Phase 0 share per r at N=600 and 1000;
+        # speed: Controller on whole sequences, SciPy/NetworkX reference on sampled events
+        # (≈ 3–5 s each at N=1000, r=20, hence few).
+        "full": {"stats_N": 600, "stats_r": [8, 20], "stats_sequences": 200,
+                 "share_N": [600, 1000], "share_sequences": 30, "share_r_stride": 1,
+                 "speed_N": 1000, "speed_r": 20, "speed_sequences": 5,
+                 "speed_reference_events": 8},
+        "smoke": {"stats_N": 600, "stats_r": [8, 20], "stats_sequences": 4,
+                  "share_N": [600], "share_sequences": 4, "share_r_stride": 6,
+                  "speed_N": 200, "speed_r": 8, "speed_sequences": 2,
+                  "speed_reference_events": 3},
+    },
+    "30_theory": {
+        # Pure formulas (sympy + mu_finite): the same sizes in both modes, smoke thins the r grid.
+        "full": {"N_values": [200, 600, 1000], "r_stride": 1},
+        "smoke": {"N_values": [200, 600, 1000], "r_stride": 5},
+    },
+    "35_mc_validation": {
+        # μ: trials chosen per (N, r) for a relative s.e. of 0.15 % (≥ 4000); S̄: 2000 failure
+        # sequences with exact S* (s.e. ≤ 0.1 %). ≈ 4–5 min on one loaded core.
+        "full": {"N_values": [200, 600, 1000], "r_stride": 1, "mu_rel_se": 0.0015,
+                 "mu_min_trials": 4_000, "overhead_trials": 2_000, "layout_N": 600,
+                 "layout_r_stride": 1, "layout_mu_trials": 20_000, "layout_overhead_trials": 500,
+                 "r_star_points": 41},
+        "smoke": {"N_values": [200, 600, 1000], "r_stride": 6, "mu_rel_se": 0.02,
+                  "mu_min_trials": 400, "overhead_trials": 60, "layout_N": 600,
+                  "layout_r_stride": 8, "layout_mu_trials": 1_000, "layout_overhead_trials": 40,
+                  "r_star_points": 9},
+    },
+    "40_exactness": {
+        # Real processes: the cost is spawning N=16 workers (~0.3 s CPU each), not the steps.
+        # shard_delay_s: sleep per shard in the worker, so a kill lands *inside* a stack.
+        # timeout_s must exceed a healthy worker's answer time on a loaded box; it is what a
+        # SIGSTOP-ed (hung) worker costs. Smoke skips the Weibull-clock run and takes the
+        # failure-free reference in-process (the tests check it equals the 16-process run).
+        "full": {"N": 16, "r": 3, "n_steps": 60, "checkpoint_every": 8, "lr": 0.5,
+                 "timeout_s": 3.0, "shard_delay_s": 0.01, "process_reference": True,
+                 "weibull_steps": 60, "weibull_mtbf_steps": 4.0},
+        "smoke": {"N": 16, "r": 3, "n_steps": 20, "checkpoint_every": 4, "lr": 0.5,
+                  "timeout_s": 1.5, "shard_delay_s": 0.01, "process_reference": False,
+                  "weibull_steps": 0, "weibull_mtbf_steps": 4.0},
+    },
+    "50_restart_dominant_regime": {
+        # N = 600 groups at every cluster size; 2000 steps are enough for the restart share
+        # (a steady-state ratio); runs that cannot finish stop at max_wall_t0 · T0.
+        "full": {"gpus": [16_384, 32_768, 65_536, 131_072, 262_144, 600_000, 1_000_000],
+                 "steps": 2000, "trials": 3, "workers": 2, "max_wall_t0": 50.0},
+        "smoke": {"gpus": [16_384, 131_072, 600_000], "steps": 150, "trials": 1, "workers": 1,
+                  "max_wall_t0": 20.0},
+    },
+    "60_cluster_600k": {
+        # 55 (N, r) points × 2 methods × trials, 10,000 steps each (the paper's 3 trials; 5 here).
+        "full": {"steps": 10_000, "trials": 5, "workers": 2, "r_values": None,
+                 "ckpt_only_max_wall_t0": 100.0, "dist_trials": 3},
+        "smoke": {"steps": 300, "trials": 1, "workers": 1, "r_values": [2, 3, 9],
+                  "ckpt_only_max_wall_t0": 20.0, "dist_trials": 1},
+    },
+    "90_explore": {
+        # Closed forms are instant; the "simulate this point" button runs SPARe+CKPT at the
+        # selected r and Rep+CKPT at its closed-form r (serial, in the kernel).
+        "full": {"sim_steps": 10_000, "sim_trials": 3},
+        "smoke": {"sim_steps": 200, "sim_trials": 1},
+    },
 }
 
 #: The paper's three configurations of the 600k-GPU cluster (SPEC §1, §6).
