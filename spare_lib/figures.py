@@ -55,8 +55,6 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "shards moved per event"),
     FigureSpec("rectlr_phase0_share_by_r", "§8 RECTLR Phase 0 share", "20_rectlr",
                "Share of failure events settled by Phase 0 vs r, N=600 and 1000"),
-    FigureSpec("rectlr_controller_speed", "beyond the paper (paper: ≈0.1 s)", "20_rectlr",
-               "Time per failure event: numba Controller vs SciPy-HK + NetworkX min-cost flow, N=1000, r=20"),
     FigureSpec("exactness_training", "§3–4 claim (masked failures change nothing)", "40_exactness",
                "Real worker processes killed mid-step, N=16, r=3: loss curves of failure-free, "
                "SPARe and drop; max |Δθ| vs failure-free (SPARe exactly 0, drop drifts)"),
