@@ -341,37 +341,21 @@ class _Coordinator:
         waiting = {self.pool.conns[w]: w for w, types in requests.items()
                    if types and w not in flagged and self.pool.alive(w)}
         n_max = max((len(t) for t in requests.values()), default=0)
-        deadline = time.monotonic() + self.timeout_s + self.shard_delay_s * n_max
-        while waiting:
-            remaining = deadline - time.monotonic()
-            ready = mp_wait(list(waiting), timeout=remaining) if remaining > 0 else []
-            if not ready:
-                for w in sorted(waiting.values()):
-                    self._detected(w, step, "timeout", flagged)
-                    send_fault(self.pool.procs[w], "kill")  # fence it: it cannot come back
-                return
-            for c in ready:
-                w = waiting[c]
-                try:
-                    msg = c.recv()
-                except (EOFError, OSError):
-                    del waiting[c]
-                    self._detected(w, step, "eof", flagged)
-                    continue
-                if msg[0] == "error":
-                    raise WorkerProtocolError(msg[1])
-                if msg[1] != step or msg[2] != attempt:
-                    continue  # stale message of an earlier attempt
-                if msg[0] == "grad":
-                    computed[w][msg[3]] = (msg[4], msg[5])
-                    self.shards_computed += 1
-                    if w in partial:
-                        sig = partial.pop(w)
-                        self._log("fault", step, worker=w, phase="partial", signal=sig)
-                        self.n_faults += 1
-                        send_fault(self.pool.procs[w], sig)
-                elif msg[0] == "done":
-                    del waiting[c]
+
+        def on_msg(w: int, msg: tuple) -> bool:
+            if msg[1] != step or msg[2] != attempt:
+                return False  # stale message of an earlier attempt
+            if msg[0] == "grad":
+                computed[w][msg[3]] = (msg[4], msg[5])
+                self.shards_computed += 1
+                if w in partial:
+                    sig = partial.pop(w)
+                    self._log("fault", step, worker=w, phase="partial", signal=sig)
+                    self.n_faults += 1
+                    send_fault(self.pool.procs[w], sig)
+            return msg[0] == "done"
+
+        self._drain(waiting, step, flagged, self.timeout_s + self.shard_delay_s * n_max, on_msg)
 
     def _allreduce_poll(self, step: int, attempt: int, flagged: set[int]) -> None:
         """The all-reduce as a barrier: every live, unflagged worker must acknowledge."""
@@ -384,7 +368,18 @@ class _Coordinator:
                 waiting[self.pool.conns[w]] = w
             except (OSError, ValueError):
                 self._detected(w, step, "send", flagged)
-        deadline = time.monotonic() + self.timeout_s
+        self._drain(waiting, step, flagged, self.timeout_s,
+                    lambda w, msg: msg[0] == "ack" and msg[1] == step and msg[2] == attempt)
+
+    def _drain(self, waiting: dict, step: int, flagged: set[int], timeout_s: float,
+               on_msg: Callable[[int, tuple], bool]) -> None:
+        """Receive from ``waiting`` (connection -> worker) until every worker is done or flagged.
+
+        ``on_msg(worker, msg)`` handles one message and returns True when that worker is done.
+        EOF flags the worker; past the deadline every worker still waited for is flagged and
+        killed (fenced: it cannot come back). Nothing waits longer than ``timeout_s``.
+        """
+        deadline = time.monotonic() + timeout_s
         while waiting:
             remaining = deadline - time.monotonic()
             ready = mp_wait(list(waiting), timeout=remaining) if remaining > 0 else []
@@ -403,7 +398,7 @@ class _Coordinator:
                     continue
                 if msg[0] == "error":
                     raise WorkerProtocolError(msg[1])
-                if msg[0] == "ack" and msg[1] == step and msg[2] == attempt:
+                if on_msg(w, msg):
                     del waiting[c]
 
     # ---------------------------------------------------------------- one step, per mode
