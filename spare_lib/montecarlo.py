@@ -167,7 +167,7 @@ def _overhead_kernel(stacks, holders, n_trials, rng, K_out, sum_s_out, sum_c_out
         n_by_k[0] += 1
         k = 0
         while True:
-            j = k + int(rng.random() * (N - k))  # Fisher–Yates step (as in wipeout.py)
+            j = k + int(rng.random() * (N - k))  # Fisher–Yates step: uniform failure order
             g = perm[j]
             perm[j] = perm[k]
             perm[k] = g
