@@ -22,7 +22,7 @@ figures: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
-	SPARE_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist load tests
+	SPARE_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist load --doctest-modules tests spare_lib
 	SPARE_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile \
 		--nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
 
