@@ -322,17 +322,25 @@ def extend_zero_cost(alive, S, hold_g, tpos, hcnt, match, matchpos):
     """
     free = 0
     for t in range(match.shape[0]):
-        if match[t] >= 0:
-            continue
-        for j in range(hcnt[t]):
-            w = hold_g[t, j]
-            if alive[w] and tpos[t, j] < S:
-                match[t] = w
-                matchpos[t] = tpos[t, j]
-                break
-        if match[t] < 0:
+        if match[t] < 0 and not cover_in_place(t, alive, S, hold_g, tpos, hcnt, match, matchpos):
             free += 1
     return free
+
+
+@njit(cache=True)
+def cover_in_place(t, alive, S, hold_g, tpos, hcnt, match, matchpos):
+    """Give type t to a live holder that already has it at a position < S (nothing moves).
+
+    Returns True and sets ``match[t]``, ``matchpos[t]`` if such a holder exists; otherwise leaves
+    them unchanged and returns False.
+    """
+    for j in range(hcnt[t]):
+        w = hold_g[t, j]
+        if alive[w] and tpos[t, j] < S:
+            match[t] = w
+            matchpos[t] = tpos[t, j]
+            return True
+    return False
 
 
 @njit(cache=True)

@@ -80,7 +80,13 @@ from numba import njit
 
 from ._validate import check_int
 from .layout import Layout
-from .matching import build_holders, build_match_lists, extend_zero_cost, phase1_depth
+from .matching import (
+    build_holders,
+    build_match_lists,
+    cover_in_place,
+    extend_zero_cost,
+    phase1_depth,
+)
 from .mcmf import phase2_assign
 
 OUTCOMES = ("fixed", "reordered", "wipeout")
@@ -346,13 +352,7 @@ def _controller_phase0(groups, stacks, alive, S, hold_g, tpos, hcnt, match, matc
             if match[t] != g:
                 continue
             match[t] = -1
-            for j in range(hcnt[t]):
-                w = hold_g[t, j]
-                if alive[w] and tpos[t, j] < S:
-                    match[t] = w
-                    matchpos[t] = tpos[t, j]
-                    break
-            if match[t] < 0:
+            if not cover_in_place(t, alive, S, hold_g, tpos, hcnt, match, matchpos):
                 free += 1
     return FIXED, free
 

@@ -21,7 +21,6 @@ from spare_lib.wipeout import (
     _ftw_kernel,
     _trial_from_keys,
     failures_to_wipeout,
-    failures_to_wipeout_numpy,
     wipeout_index,
 )
 
@@ -149,18 +148,3 @@ def test_keys_follow_xoshiro256starstar():
     assert ext[N:N + omax].tolist() == expected[:omax]
     assert state.tolist() == s
 
-
-def test_agrees_with_numpy_reference_at_paper_size(warm_wipeout):
-    lay = ruler_layout(1000, 9)
-    a = failures_to_wipeout(lay, 20_000, seed=7)
-    b = failures_to_wipeout_numpy(lay, 3_000, seed=8)
-    se = np.hypot(a.std(ddof=1) / np.sqrt(a.size), b.std(ddof=1) / np.sqrt(b.size))
-    assert abs(a.mean() - b.mean()) < 4 * se  # two independent samples: 4 combined SE
-
-
-def test_deterministic_for_seed_and_workers(warm_wipeout):
-    lay = ruler_layout(1000, 9)
-    a = failures_to_wipeout(lay, 10_000, seed=3)  # three chunks of CHUNK_TRIALS
-    assert np.array_equal(a, failures_to_wipeout(lay, 10_000, seed=3))
-    assert np.array_equal(a, failures_to_wipeout(lay, 10_000, seed=3, workers=2))
-    assert not np.array_equal(a, failures_to_wipeout(lay, 10_000, seed=4))
