@@ -40,16 +40,18 @@ def test_mean_matches_exact_enumeration(warm_wipeout, layout):
     assert abs(t.mean() - exact_mu(layout)) < 4 * se
 
 
-def test_numba_agrees_with_numpy_reference(warm_wipeout):
-    lay = ruler_layout(200, 6)
+@pytest.mark.parametrize(("N", "r"), [(200, 6), (1000, 9)])  # (1000, 9): the paper's size
+def test_numba_agrees_with_numpy_reference(warm_wipeout, N, r):
+    lay = ruler_layout(N, r)
     a = failures_to_wipeout(lay, 20_000, seed=1)
     b = failures_to_wipeout_numpy(lay, 5_000, seed=2)
     se = np.hypot(a.std(ddof=1) / np.sqrt(a.size), b.std(ddof=1) / np.sqrt(b.size))
     assert abs(a.mean() - b.mean()) < 4 * se  # two independent samples: 4 combined SE
 
 
-def test_deterministic_and_worker_independent(warm_wipeout):
-    lay = ruler_layout(300, 7)
+@pytest.mark.parametrize(("N", "r"), [(300, 7), (1000, 9)])
+def test_deterministic_and_worker_independent(warm_wipeout, N, r):
+    lay = ruler_layout(N, r)
     a = failures_to_wipeout(lay, 9_000, seed=5)
     assert np.array_equal(a, failures_to_wipeout(lay, 9_000, seed=5))
     assert np.array_equal(a, failures_to_wipeout(lay, 9_000, seed=5, workers=2))
