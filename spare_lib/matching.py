@@ -219,21 +219,24 @@ def hk_augment(indptr, indices, cap, match, load, head, nxt, prv, tlayer, rlayer
 
 @njit(cache=True)
 def _hk_run(indptr, indices, cap, match):
+    head, nxt, prv, load, tlayer, rlayer, queue, st_t, st_e, st_x = _hk_workspace(match, cap.shape[0])
+    return hk_augment(indptr, indices, cap, match, load, head, nxt, prv, tlayer, rlayer, queue,
+                      st_t, st_e, st_x)
+
+
+@njit(cache=True)
+def _hk_workspace(match, m):
+    """Match lists built from ``match`` (n left vertices, m right) and the search scratch of
+    :func:`hk_augment`: (head, nxt, prv, load, tlayer, rlayer, queue, st_t, st_e, st_x)."""
     n = match.shape[0]
-    m = cap.shape[0]
     head = np.empty(m, np.int64)
     nxt = np.empty(n, np.int64)
     prv = np.empty(n, np.int64)
     load = np.empty(m, np.int64)
     build_match_lists(match, m, head, nxt, prv, load)
-    tlayer = np.empty(n + 1, np.int64)
-    rlayer = np.empty(m, np.int64)
-    queue = np.empty(n + 1, np.int64)
-    st_t = np.empty(n + 1, np.int64)
-    st_e = np.empty(n + 1, np.int64)
-    st_x = np.empty(n + 1, np.int64)
-    return hk_augment(indptr, indices, cap, match, load, head, nxt, prv, tlayer, rlayer, queue,
-                      st_t, st_e, st_x)
+    return (head, nxt, prv, load, np.empty(n + 1, np.int64), np.empty(m, np.int64),
+            np.empty(n + 1, np.int64), np.empty(n + 1, np.int64), np.empty(n + 1, np.int64),
+            np.empty(n + 1, np.int64))
 
 
 def hopcroft_karp(indptr: np.ndarray, indices: np.ndarray, capacity: np.ndarray,
@@ -378,17 +381,7 @@ def phase1_depth(alive, S, hold_g, tpos, hcnt, match, matchpos):
     indices = hold_g.reshape(-1)
     cap = np.zeros(N, np.int64)
     hm = match.copy()
-    head = np.empty(N, np.int64)
-    nxt = np.empty(N, np.int64)
-    prv = np.empty(N, np.int64)
-    load = np.empty(N, np.int64)
-    build_match_lists(hm, N, head, nxt, prv, load)
-    tlayer = np.empty(N + 1, np.int64)
-    rlayer = np.empty(N, np.int64)
-    queue = np.empty(N + 1, np.int64)
-    st_t = np.empty(N + 1, np.int64)
-    st_e = np.empty(N + 1, np.int64)
-    st_x = np.empty(N + 1, np.int64)
+    head, nxt, prv, load, tlayer, rlayer, queue, st_t, st_e, st_x = _hk_workspace(hm, N)
     # rows of hold_g beyond hcnt[t] are never used for cyclic layouts (hcnt == r); for safety
     # pad them with a dead vertex index by capacity 0 (see rectlr input validation).
     while s <= r:
