@@ -50,6 +50,16 @@ def _check_layout(layout: object) -> Layout:
 # ---------------------------------------------------------------------------------------------
 
 @njit(cache=True, nogil=True)
+def _workspace(N, r):  # pragma: no cover - compiled
+    """State and scratch of the S* kernels: (alive, live_cnt, asg, members, load, orphans,
+    queue, parent, vis_t, vis_g); ``_reset`` fills the state for a fresh sequence."""
+    return (np.ones(N, dtype=np.bool_), np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64),
+            np.empty((N, r), dtype=np.int64), np.empty(N, dtype=np.int64),
+            np.empty(r, dtype=np.int64), np.empty(N, dtype=np.int64), np.empty(N, dtype=np.int64),
+            np.zeros(N, dtype=np.int64), np.zeros(N, dtype=np.int64))
+
+
+@njit(cache=True, nogil=True)
 def _reset(stacks, alive, live_cnt, asg, members, load):  # pragma: no cover - compiled
     N, r = stacks.shape
     for w in range(N):
@@ -144,16 +154,7 @@ def _fail(g, S, stamp, stacks, holders, alive, live_cnt, asg, members, load, orp
 def _overhead_kernel(stacks, holders, n_trials, rng, K_out, sum_s_out, sum_c_out, n_gt_out,
                      max_ex_out, s_by_k, n_by_k, gt_by_k):  # pragma: no cover - compiled
     N, r = stacks.shape
-    alive = np.ones(N, dtype=np.bool_)
-    live_cnt = np.empty(N, dtype=np.int64)
-    asg = np.empty(N, dtype=np.int64)
-    members = np.empty((N, r), dtype=np.int64)
-    load = np.empty(N, dtype=np.int64)
-    orphans = np.empty(r, dtype=np.int64)
-    queue = np.empty(N, dtype=np.int64)
-    parent = np.empty(N, dtype=np.int64)
-    vis_t = np.zeros(N, dtype=np.int64)
-    vis_g = np.zeros(N, dtype=np.int64)
+    alive, live_cnt, asg, members, load, orphans, queue, parent, vis_t, vis_g = _workspace(N, r)
     perm = np.arange(N)
     stamp = 0
     for trial in range(n_trials):
@@ -196,16 +197,7 @@ def _overhead_kernel(stacks, holders, n_trials, rng, K_out, sum_s_out, sum_c_out
 @njit(cache=True)
 def _sequence_kernel(stacks, holders, order, s_out):  # pragma: no cover - compiled
     N, r = stacks.shape
-    alive = np.ones(N, dtype=np.bool_)
-    live_cnt = np.empty(N, dtype=np.int64)
-    asg = np.empty(N, dtype=np.int64)
-    members = np.empty((N, r), dtype=np.int64)
-    load = np.empty(N, dtype=np.int64)
-    orphans = np.empty(r, dtype=np.int64)
-    queue = np.empty(N, dtype=np.int64)
-    parent = np.empty(N, dtype=np.int64)
-    vis_t = np.zeros(N, dtype=np.int64)
-    vis_g = np.zeros(N, dtype=np.int64)
+    alive, live_cnt, asg, members, load, orphans, queue, parent, vis_t, vis_g = _workspace(N, r)
     _reset(stacks, alive, live_cnt, asg, members, load)
     S = 1
     stamp = 0
