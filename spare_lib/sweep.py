@@ -290,7 +290,7 @@ def simulate_point(method: str, N: int, r: int = 1, ckpt_steps: Any = "paper", s
     """
     from .cluster import analytic_checkpoint_interval, h100_600k, paper_checkpoint_interval
     from .simulate import simulate
-    from .theory import mu_closed
+    from .theory import mu_closed, replication_mu
 
     if preset != "h100_600k":
         raise ValueError(f"preset must be 'h100_600k', got {preset!r}")
@@ -305,7 +305,10 @@ def simulate_point(method: str, N: int, r: int = 1, ckpt_steps: Any = "paper", s
                 raise ValueError("no paper interval for CKPT-only")
             c = paper_checkpoint_interval(method, int(N), int(r))
         except ValueError:
-            mtbf = config.system_mtbf_s * (float(mu_closed(N, r)) if method == "spare" else 1.0)
+            # T_f = mean failures between restarts × m: μ(N, r) for SPARe, the disjoint-set
+            # result for Rep, one failure for CKPT-only.
+            failures = {"spare": mu_closed, "rep": replication_mu}.get(method, lambda N, r: 1.0)
+            mtbf = config.system_mtbf_s * float(failures(int(N), int(r)))
             c = analytic_checkpoint_interval(mtbf, config.step_s(1), config)
     else:
         c = int(ckpt_steps)
