@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -649,7 +648,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
 
 
 # --------------------------------------------------------------------------------------------
-# Many runs: a small process pool (a general sweep module lives in spare_lib.sweep)
+# Many runs: through the executor of spare_lib.sweep
 # --------------------------------------------------------------------------------------------
 
 def task_seed(seed: SeedLike, index: int) -> np.random.SeedSequence:
@@ -669,8 +668,12 @@ def _run_task(args: tuple[dict[str, Any], np.random.SeedSequence]) -> SimResult:
 
 
 def simulate_many(tasks: Sequence[dict[str, Any]], seed: SeedLike = None, workers: int = 2,
-                  progress: bool = False) -> list[SimResult]:
-    """Run :func:`simulate` for every task (a dict of its keyword arguments) in a process pool.
+                  progress: bool = False, backend: str = "processes",
+                  client: Any = None) -> list[SimResult]:
+    """Run :func:`simulate` for every task (a dict of its keyword arguments), by default in a pool.
+
+    The tasks run through :func:`spare_lib.sweep.execute`, the executor of
+    :func:`~spare_lib.sweep.run_sweep`.
 
     Parameters
     ----------
@@ -679,47 +682,58 @@ def simulate_many(tasks: Sequence[dict[str, Any]], seed: SeedLike = None, worker
         config, and optionally failure_trace, layout, exact_patch, max_wall_s).
     seed : int, SeedSequence, Generator or None
         Root seed; task i runs with :func:`task_seed` (seed, i), so the results do not depend on
-        ``workers`` (tested) and a task's result does not depend on the other tasks.
+        ``workers`` or ``backend`` (tested) and a task's result does not depend on the other
+        tasks.
     workers : int
-        Worker processes (1: run in this process).
+        Worker processes of the pool (1: run in this process), or of the Dask LocalCluster
+        started when ``backend='dask'`` and ``client`` is None.
     progress : bool
         Show a tqdm progress bar.
+    backend : {'serial', 'processes', 'dask'}
+        'serial' runs in this process; 'processes' is a local spawn-context process pool
+        (largest tasks, by N·r, first); 'dask' runs on ``client``.
+    client : dask.distributed.Client, str or None
+        For 'dask': an existing client or a scheduler address; None starts a LocalCluster.
 
     Returns
     -------
     list of SimResult
         In task order.
     """
+    from .sweep import BACKENDS, execute
+
     workers = check_int("workers", workers, lo=1)
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
     tasks = [dict(t) for t in tasks]
     for i, t in enumerate(tasks):
         if "seed" in t:
             raise ValueError(f"tasks must not carry a 'seed' (task {i}); pass the root seed")
     root = as_seed_sequence(seed)
     args = [(t, task_seed(root, i)) for i, t in enumerate(tasks)]
+    if backend == "processes" and workers == 1:
+        backend = "serial"
+    order = None
+    if backend != "serial":
+        # biggest runs first (N·r as a proxy) for a balanced pool
+        order = sorted(range(len(tasks)), key=lambda i: -tasks[i]["N"] * tasks[i]["r"])
     bar = None
     if progress:
         from tqdm.auto import tqdm
         bar = tqdm(total=len(tasks), desc="simulate")
     out: list[SimResult | None] = [None] * len(tasks)
-    if workers == 1:
-        for i, a in enumerate(args):
-            out[i] = _run_task(a)
-            if bar is not None:
-                bar.update()
-    else:
-        import multiprocessing as mp
-        from concurrent.futures import as_completed
-        # biggest runs first (N·r as a proxy) for a balanced pool
-        order = sorted(range(len(tasks)), key=lambda i: -tasks[i]["N"] * tasks[i]["r"])
-        with ProcessPoolExecutor(max_workers=workers, mp_context=mp.get_context("spawn")) as ex:
-            futs = {ex.submit(_run_task, args[i]): i for i in order}
-            for f in as_completed(futs):
-                out[futs[f]] = f.result()
-                if bar is not None:
-                    bar.update()
-    if bar is not None:
-        bar.close()
+
+    def done(i: int, res: SimResult) -> None:
+        out[i] = res
+        if bar is not None:
+            bar.update()
+
+    try:
+        execute(_run_task, args, backend=backend, client=client, workers=workers, order=order,
+                on_done=done)
+    finally:
+        if bar is not None:
+            bar.close()
     return out  # type: ignore[return-value]
 
 

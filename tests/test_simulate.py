@@ -345,6 +345,33 @@ def test_simulate_many_matches_serial_runs() -> None:
     assert many[0] != many[2]
 
 
+def _backend_tasks() -> list[dict]:
+    cfg = h100_600k(200, steps=40)
+    return [{"method": m, "N": 200, "r": r, "ckpt_steps": 10, "config": cfg}
+            for m, r in [("spare", 5), ("rep", 3), ("spare", 9)]]
+
+
+def test_simulate_many_same_results_on_every_backend() -> None:
+    tasks = _backend_tasks()
+    serial = simulate_many(tasks, seed=11, backend="serial")
+    assert [type(x) for x in serial] == [SimResult] * 3
+    assert serial == [simulate(**t, seed=task_seed(11, i)) for i, t in enumerate(tasks)]
+    assert simulate_many(tasks, seed=11, workers=2) == serial  # processes, largest first
+    assert simulate_many(tasks, seed=11, workers=1) == serial  # in this process
+
+
+def test_simulate_many_dask_equals_serial() -> None:
+    pytest.importorskip("dask.distributed")
+    tasks = _backend_tasks()
+    serial = simulate_many(tasks, seed=11, backend="serial")
+    assert simulate_many(tasks, seed=11, backend="dask", workers=2) == serial
+
+
+def test_simulate_many_bad_backend_raises() -> None:
+    with pytest.raises(ValueError, match=r"backend must be one of \('serial', 'processes', 'dask'\)"):
+        simulate_many(_backend_tasks(), seed=1, backend="threads")
+
+
 def test_exact_patch_costs_at_least_the_capped_one() -> None:
     cfg = h100_600k(200, steps=400)
     capped = simulate("spare", 200, 9, 15, cfg, seed=5)
