@@ -72,6 +72,20 @@ def _nonnegative_float(name: str):  # noqa: ANN202 - argparse type factory
     return conv
 
 
+def _factor_list(text: str) -> tuple[float, ...]:
+    """``--checkpoint-factors``: comma-separated numbers > 0, or 'none'."""
+    if text.strip().lower() in ("none", ""):
+        return ()
+    try:
+        fs = tuple(float(x) for x in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"--checkpoint-factors must be comma-separated numbers > 0 or 'none', got {text!r}") from None
+    if not all(f > 0 and f < float("inf") for f in fs):
+        raise argparse.ArgumentTypeError(f"--checkpoint-factors must be numbers in (0, inf), got {text!r}")
+    return fs
+
+
 def _print_table(rows: list[dict], columns: list[str]) -> None:
     widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in columns}
     print("  ".join(c.rjust(widths[c]) for c in columns))
@@ -84,7 +98,8 @@ _PLAN_FLAGS = {"gpus_per_group": "--gpus-per-group", "gpus": "--gpus",
                "system_mtbf_min": "--system-mtbf-min", "gpu_mtbf_hours": "--gpu-mtbf-hours",
                "restart_min": "--restart-min", "checkpoint_s": "--checkpoint-s",
                "allreduce_s": "--allreduce-s", "step_s": "--step-s", "steps": "--steps",
-               "trials": "--simulate", "seed": "--seed"}
+               "trials": "--simulate", "seed": "--seed",
+               "checkpoint_factors": "--checkpoint-factors"}
 
 
 def _flag_names(message: str) -> str:
@@ -119,15 +134,19 @@ def _print_plan(sp, closed) -> None:  # noqa: ANN001 - SimulatedPlan | None, Pla
           f"Eq. 5): r* = {closed.r_star_paper}; floor(log2 N + 0.833) = {closed.r_star_log2}.")
     if sp is None:
         return
-    print(f"\nSimulation ({sp.trials} trials x {sp.steps:,} steps per candidate, Weibull k = 0.78, "
-          f"checkpoint every T_c* steps, seeds point_seed(point, {sp.seed}), "
-          f"runs capped at {sp.max_wall_t0:g} T0; {sp.elapsed_s:.0f} s):")
+    search = (f"then C = {', '.join(f'{f:g}' for f in sp.checkpoint_factors)} x T_c* steps at the "
+              "best r (search 'C')" if sp.checkpoint_factors else "no checkpoint search")
+    print(f"\nSimulation ({sp.trials} trials x {sp.steps:,} steps per run, Weibull k = 0.78; "
+          f"every candidate r with checkpoints every T_c* steps (search 'r'), {search}; "
+          f"seeds point_seed(point, {sp.seed}), runs capped at {sp.max_wall_t0:g} T0; "
+          f"{sp.elapsed_s:.0f} s):")
     rows = []
     for q in sp.points:
         unfinished = q.trials - q.completed
         mean = (_fmt(q.ttt_mean) if not unfinished
                 else f">= {_fmt(q.ttt_mean, 1)} ({unfinished}/{q.trials} unfinished)")
-        rows.append({"method": q.label, "r": q.r, "C (steps)": q.checkpoint_steps,
+        rows.append({"method": q.label, "search": "r" if q.stage == 1 else "C", "r": q.r,
+                     "C (steps)": q.checkpoint_steps,
                      "TTT/T0 mean": mean, "sd": _fmt(q.ttt_std),
                      "min": _fmt(q.ttt_min), "max": _fmt(q.ttt_max),
                      "A mean": f"{100 * q.availability_mean:.1f}%",
@@ -138,7 +157,9 @@ def _print_plan(sp, closed) -> None:  # noqa: ANN001 - SimulatedPlan | None, Pla
     for ch in (sp.spare, sp.rep, sp.ckpt):
         print("  " + ch.describe())
     if sp.gain_vs_rep == sp.gain_vs_rep:
-        print(f"Gain of SPARe+CKPT over Rep+CKPT (simulated optima): {100 * sp.gain_vs_rep:.1f} %")
+        print(f"Gain of SPARe+CKPT over Rep+CKPT (simulated optima): {100 * sp.gain_vs_rep:.1f} %"
+              + (f" ({100 * sp.gain_vs_rep_closed_checkpoint:.1f} % with the closed-form checkpoint "
+                 "intervals)" if sp.checkpoint_factors else ""))
 
 
 def _cmd_plan(args: argparse.Namespace) -> int:
@@ -154,8 +175,11 @@ def _cmd_plan(args: argparse.Namespace) -> int:
         closed = optimize.plan(spec, model=args.model)
         sp = None
         if args.simulate:
+            factors = (optimize.CKPT_FACTORS if args.checkpoint_factors is None
+                       else args.checkpoint_factors)
             sp = optimize.plan_simulated(spec, args.simulate, steps=args.steps, seed=args.seed,
                                          model=args.model, workers=args.workers,
+                                         checkpoint_factors=factors,
                                          progress=not args.json and sys.stderr.isatty())
     except ValueError as exc:
         raise ValueError(_flag_names(str(exc))) from None
@@ -267,6 +291,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also simulate every candidate r N_TRIALS times")
     pl.add_argument("--steps", type=_positive_int("--steps"), default=10_000,
                     help="committed steps per simulated run (default 10000)")
+    pl.add_argument("--checkpoint-factors", type=_factor_list, default=None, metavar="F,F,...",
+                    help="with --simulate: multipliers of the closed-form checkpoint interval also "
+                         "simulated at the best r (default 0.5,0.75,1.5,2; 'none': no search)")
     pl.add_argument("--workers", type=_positive_int("--workers"), default=None,
                     help="simulation processes (default: all cores)")
     pl.add_argument("--seed", type=_positive_int("--seed", lo=0), default=0)

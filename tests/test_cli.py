@@ -58,6 +58,8 @@ def test_sweep_from_yaml_and_csv(tmp_path):
         (("simulate", "--system-mtbf-min", "0"), "--system-mtbf-min"),
         (("simulate", "--method", "magic"), "--method"),
         (("simulate", "--N", "200", "--r", "13", "--steps", "5"), "N=200"),
+        (("plan", "--simulate", "1", "--checkpoint-factors", "0.5,abc"), "--checkpoint-factors"),
+        (("plan", "--simulate", "1", "--checkpoint-factors", "0.5,-2"), "--checkpoint-factors"),
         (("sweep", "/nonexistent/points.csv"), "FILE"),
         (("sweep", "x.csv", "--backend", "mpi"), "--backend"),
         (("figures", "--only", "no_such_notebook"), "--only"),
@@ -129,6 +131,12 @@ def test_plan_simulate_acceptance_n600():
     assert 0.40 <= d["gain_vs_rep"] <= 0.50
     # the closed form picks Rep pairs; the output must say that the simulation differs
     assert d["rep"]["closed_form_r"] == 2 and "DIFFERS by +1" in d["rep"]["summary"]
+    # then the checkpoint interval is searched at the best r: 0.5, 0.75, 1, 1.5, 2 x C0
+    for m in ("spare", "rep"):
+        assert len(d[m]["checkpoint_candidates"]) == 5
+        assert d[m]["closed_form_checkpoint_steps"] in d[m]["checkpoint_candidates"]
+        assert d[m]["checkpoint_steps"] in d[m]["checkpoint_tied"]
+    assert 0.40 <= d["gain_vs_rep_closed_checkpoint"] <= 0.50
     assert [pt["trials"] for pt in d["points"]] == [3] * len(d["points"])
     assert elapsed < 90  # < 60 s measured (≈ 20 s); margin for a loaded CI box
 
@@ -140,3 +148,10 @@ def test_plan_simulate_table_says_how_far_from_closed_form():
     assert "Recommendation from the simulation:" in p.stdout
     assert "Rep+CKPT: simulated r = " in p.stdout and "closed form r = 2" in p.stdout
     assert "Gain of SPARe+CKPT over Rep+CKPT (simulated optima)" in p.stdout
+    assert "checkpoint every" in p.stdout and "with the closed-form checkpoint intervals" in p.stdout
+    q = run("plan", "--gpus", "600000", "--gpus-per-group", "3000", "--step-s", "66",
+            "--simulate", "1", "--steps", "100", "--workers", "1", "--checkpoint-factors", "none",
+            "--json")
+    assert q.returncode == 0, q.stderr
+    d = json.loads(q.stdout)
+    assert d["checkpoint_factors"] == [] and {pt["stage"] for pt in d["points"]} == {1}

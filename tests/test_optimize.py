@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -91,6 +92,8 @@ def test_cluster_spec_validation(kwargs, match):
         (lambda s: opt.plan_simulated(s, 1, spare_r=(30,)), r"spare_r must be in \[2, 20\]"),
         (lambda s: opt.plan_simulated(s, 1, spare_r=(), rep_r=(), include_ckpt=False),
          "no candidate"),
+        (lambda s: opt.plan_simulated(s, 1, checkpoint_factors=(0.5, 0.0)),
+         r"checkpoint_factors must be finite and in \(0, inf\)"),
         (lambda s: opt.plan(s).point("spare", 1), "must be a candidate"),
     ],
 )
@@ -231,13 +234,17 @@ def test_choice_ties_and_difference_from_closed_form():
 def test_plan_simulated_small_run(warm_simulator):
     s = paper_spec(200)
     sp = opt.plan_simulated(s, 2, steps=200, seed=5, spare_r=(8, 9), rep_r=(3,),
-                            backend="serial")
+                            backend="serial", checkpoint_factors=())
     assert [(p.method, p.r) for p in sp.points] == [("spare", 8), ("spare", 9), ("rep", 3),
                                                      ("ckpt", 1)]
     for p in sp.points:
-        assert p.trials == 2
+        assert p.trials == 2 and p.stage == 1
         assert p.checkpoint_steps == sp.closed.point(p.method, p.r).checkpoint_steps
         assert p.ttt_min <= p.ttt_mean <= p.ttt_max and p.ttt_mean >= 1.0
+    # no checkpoint search: the recommendation keeps the closed-form interval
+    assert sp.spare.checkpoint_steps == sp.spare.closed_form_checkpoint_steps
+    assert sp.gain_vs_rep == sp.gain_vs_rep_closed_checkpoint and "checkpoint every" not in \
+        sp.spare.describe()
     assert sp.spare.r in (8, 9) and sp.rep.r == 3 and sp.ckpt.r == 1
     # seeds come from the point (point_seed), so one run is reproducible on its own
     one = opt.simulate_plan_point(
@@ -254,6 +261,56 @@ def test_plan_simulated_small_run(warm_simulator):
     d = json.loads(json.dumps(sp.to_dict()))
     assert d["spare"]["summary"].startswith("SPARe+CKPT: simulated r =")
     assert d["closed"]["cluster"]["N"] == 200
+
+
+def test_checkpoint_candidates():
+    assert opt.checkpoint_candidates(10, (0.5, 0.75, 1.5, 2)) == (5, 8, 10, 15, 20)
+    assert opt.checkpoint_candidates(2, (0.1, 0.5, 1.0)) == (1, 2)  # >= 1 and no duplicates
+    with pytest.raises(ValueError, match=r"checkpoint_factors must be finite and in \(0, inf\)"):
+        opt.checkpoint_candidates(10, (0.5, -1.0))
+
+
+def test_plan_simulated_checkpoint_search(warm_simulator):
+    """Stage 2 simulates round(f·C0) at the stage-1 best r of each finished method and
+    recommends the interval with the lowest mean; the gain uses the recommended intervals."""
+    s = paper_spec(200)
+    sp = opt.plan_simulated(s, 2, steps=300, seed=3, spare_r=(8, 9), rep_r=(3,),
+                            include_ckpt=False, backend="serial", checkpoint_factors=(0.5, 2.0))
+    for ch in (sp.spare, sp.rep):
+        c0 = sp.closed.point(ch.method, ch.r).checkpoint_steps
+        at_r = [p for p in sp.points if p.method == ch.method and p.r == ch.r]
+        assert ch.closed_form_checkpoint_steps == c0
+        assert ch.checkpoint_candidates == opt.checkpoint_candidates(c0, (0.5, 2.0))
+        assert sorted(p.checkpoint_steps for p in at_r) == list(ch.checkpoint_candidates)
+        assert [p.stage for p in at_r if p.checkpoint_steps == c0] == [1]
+        best = min(at_r, key=lambda p: p.ttt_mean)
+        assert (ch.checkpoint_steps, ch.ttt) == (best.checkpoint_steps, best.ttt_mean)
+        assert ch.ttt <= ch.ttt_at_closed_form_checkpoint and ch.checkpoint_steps in ch.checkpoint_tied
+        assert "checkpoint every" in ch.describe()
+    # the other r of a method are simulated at C0 only
+    assert [p.stage for p in sp.points if p.method == "spare" and p.r != sp.spare.r] == [1]
+    assert sp.gain_vs_rep == pytest.approx(1 - sp.spare.ttt / sp.rep.ttt)
+    assert sp.gain_vs_rep_closed_checkpoint == pytest.approx(
+        1 - sp.spare.ttt_at_closed_form_checkpoint / sp.rep.ttt_at_closed_form_checkpoint)
+    assert json.loads(json.dumps(sp.to_dict()))["checkpoint_factors"] == [0.5, 2.0]
+
+
+def test_choose_checkpoint_prefers_finished_and_reports_ties():
+    def at(c: int, mean: float, stage: int, completed: int = 3):
+        return dataclasses.replace(_pt(9, mean, 0.01, completed=completed), checkpoint_steps=c,
+                                   stage=stage)
+
+    ch = opt._choose("spare", [at(16, 2.50, 1)], 9)
+    pts = [at(16, 2.50, 1), at(8, 2.40, 2, completed=2), at(12, 2.46, 2), at(32, 2.47, 2)]
+    got = opt._choose_checkpoint(ch, pts)
+    # C = 8 did not finish every run: not preferred; 2.47 − 2.46 < 2·sqrt(2)·0.01: tied
+    assert (got.checkpoint_steps, got.ttt, got.closed_form_checkpoint_steps) == (12, 2.46, 16)
+    assert got.checkpoint_tied == (12, 32) and got.checkpoint_candidates == (8, 12, 16, 32)
+    assert got.ttt_at_closed_form_checkpoint == 2.50 and got.r == 9
+    assert "checkpoint every 12 steps (TTT/T0 2.460, -1.6 % against the closed form's C = 16" \
+        in got.describe()
+    edge = opt._choose_checkpoint(ch, [*pts[:3], at(32, 2.30, 2)])
+    assert edge.checkpoint_steps == 32 and "edge of the simulated range" in edge.describe()
 
 
 def test_plan_simulated_same_on_processes_and_serial(warm_simulator):
