@@ -155,3 +155,22 @@ def test_plan_simulate_table_says_how_far_from_closed_form():
     assert q.returncode == 0, q.stderr
     d = json.loads(q.stdout)
     assert d["checkpoint_factors"] == [] and {pt["stage"] for pt in d["points"]} == {1}
+
+
+def test_readme_plan_output_is_what_the_command_prints():
+    """The README's "Plan a cluster" example is real output: rerunning the command shown there
+    prints the same lines (the two lines that report wall time are compared without it)."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"```console\n\$ spare (plan [^\n]*)\n(.*?)```", readme, re.S)
+    assert block, "README has no `spare plan` console example"
+    p = run(*block.group(1).split(), "--workers", "2")
+    assert p.returncode == 0, p.stderr
+
+    def norm(text: str) -> list[str]:
+        text = re.sub(r"; \d+ s\):", "; <t> s):", text)
+        return [line.rstrip() for line in text.strip().splitlines()]
+
+    assert norm(p.stdout) == norm(block.group(2))
