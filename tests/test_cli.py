@@ -117,14 +117,10 @@ def test_plan_json_gpu_mtbf_and_paper_model():
 
 
 def test_plan_simulate_acceptance_n600():
-    """Issue 7 acceptance for the paper's N = 600 configuration (the other two are run by hand,
-    see the README): --simulate 3 at 10,000 steps recommends SPARe r in 8..10 and Rep r = 3,
-    gain over Rep in the 40–50 % band, in under a minute on 2 cores."""
-    import time
-
-    t0 = time.perf_counter()
+    """Issue 7 acceptance for the paper's N = 600 configuration (all three, with their wall time
+    against the one-minute target, are in benchmarks/bench_plan.py): --simulate 3 at 10,000 steps
+    recommends SPARe r in 8..10 and Rep r = 3, gain over Rep in the 40–50 % band."""
     p = run("plan", *PAPER_600, "--simulate", "3", "--json", "--workers", "2")
-    elapsed = time.perf_counter() - t0
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert 8 <= d["spare"]["r"] <= 10 and d["rep"]["r"] == 3
@@ -138,7 +134,6 @@ def test_plan_simulate_acceptance_n600():
         assert d[m]["checkpoint_steps"] in d[m]["checkpoint_tied"]
     assert 0.40 <= d["gain_vs_rep_closed_checkpoint"] <= 0.50
     assert [pt["trials"] for pt in d["points"]] == [3] * len(d["points"])
-    assert elapsed < 90  # < 60 s measured (≈ 20 s); margin for a loaded CI box
 
 
 def test_plan_simulate_table_says_how_far_from_closed_form():
