@@ -902,10 +902,10 @@ def _ranges(rs: Sequence[int]) -> str:
 
 
 def simulated_frame(sp: SimulatedPlan) -> Any:
-    """One row per simulated (method, r) of ``sp`` as a pandas DataFrame (for notebooks)."""
+    """One row per simulated (method, r, checkpoint interval) of ``sp`` as a DataFrame (for notebooks)."""
     import pandas as pd
 
-    cols = ["label", "r", "checkpoint_steps", "trials", "completed", "ttt_mean", "ttt_std",
+    cols = ["label", "stage", "r", "checkpoint_steps", "trials", "completed", "ttt_mean", "ttt_std",
             "ttt_min", "ttt_max", "closed_form_ttt", "availability_mean",
             "closed_form_availability", "overhead_mean", "restarts_mean"]
     return pd.DataFrame([dataclasses.asdict(p) for p in sp.points])[cols]

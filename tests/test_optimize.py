@@ -293,6 +293,8 @@ def test_plan_simulated_checkpoint_search(warm_simulator):
     assert sp.gain_vs_rep_closed_checkpoint == pytest.approx(
         1 - sp.spare.ttt_at_closed_form_checkpoint / sp.rep.ttt_at_closed_form_checkpoint)
     assert json.loads(json.dumps(sp.to_dict()))["checkpoint_factors"] == [0.5, 2.0]
+    frame = opt.simulated_frame(sp)
+    assert len(frame) == len(sp.points) and list(frame["stage"]) == [p.stage for p in sp.points]
 
 
 def test_choose_checkpoint_prefers_finished_and_reports_ties():
