@@ -68,6 +68,20 @@ def _list_remove(v, t, head, nxt, prv):
 
 
 @njit(cache=True)
+def _reassign(t, v, match, load, head, nxt, prv):
+    """Match left vertex t to right vertex v, unlinking it from its old vertex; return the old
+    vertex (-1 if t was free)."""
+    old = match[t]
+    if old >= 0:
+        _list_remove(old, t, head, nxt, prv)
+        load[old] -= 1
+    _list_add(v, t, head, nxt, prv)
+    load[v] += 1
+    match[t] = v
+    return old
+
+
+@njit(cache=True)
 def build_match_lists(match, n_right, head, nxt, prv, load):
     """Fill the per-right-vertex lists and loads from a left->right ``match`` (-1 = free)."""
     for v in range(n_right):
@@ -153,14 +167,7 @@ def _hk_dfs(root, limit, indptr, indices, cap, match, load, head, nxt, prv, tlay
                     # augment along the stack: frame i's left vertex moves to its edge's vertex
                     for i in range(sp, -1, -1):
                         ti = st_t[i]
-                        vi = indices[st_e[i]]
-                        old = match[ti]
-                        if old >= 0:
-                            _list_remove(old, ti, head, nxt, prv)
-                            load[old] -= 1
-                        _list_add(vi, ti, head, nxt, prv)
-                        load[vi] += 1
-                        match[ti] = vi
+                        _reassign(ti, indices[st_e[i]], match, load, head, nxt, prv)
                         tlayer[ti] = _DEAD
                     return True
                 if L >= limit:
@@ -331,6 +338,15 @@ def extend_zero_cost(alive, S, hold_g, tpos, hcnt, match, matchpos):
 
 
 @njit(cache=True)
+def has_live_holder(t, alive, hold_g, hcnt):
+    """True when some holder of type t is alive (False: t is wiped out)."""
+    for j in range(hcnt[t]):
+        if alive[hold_g[t, j]]:
+            return True
+    return False
+
+
+@njit(cache=True)
 def cover_in_place(t, alive, S, hold_g, tpos, hcnt, match, matchpos):
     """Give type t to a live holder that already has it at a position < S (nothing moves).
 
@@ -365,12 +381,7 @@ def phase1_depth(alive, S, hold_g, tpos, hcnt, match, matchpos):
     if n_alive == 0:
         return 0
     for t in range(N):
-        ok = False
-        for j in range(hcnt[t]):
-            if alive[hold_g[t, j]]:
-                ok = True
-                break
-        if not ok:
+        if not has_live_holder(t, alive, hold_g, hcnt):
             return 0
     s = max(S, (N + n_alive - 1) // n_alive)
     free = extend_zero_cost(alive, s, hold_g, tpos, hcnt, match, matchpos)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .matching import _list_add, _list_remove
+from .matching import _reassign
 
 _INF = np.int64(1) << np.int64(60)
 
@@ -69,6 +69,18 @@ def _heap_pop(hk, hv, n):
 
 
 # --------------------------------------------------------------------------- RECTLR Phase 2
+
+@njit(cache=True)
+def _relax(y, nd, x, dist, par, touched, nt, hk, hv, n):
+    """Lower dist[y] to nd (< dist[y]) through x and push y; a vertex reached for the first time
+    is recorded in ``touched``. Returns the new (nt, heap size)."""
+    if dist[y] == _INF:
+        touched[nt] = y
+        nt += 1
+    dist[y] = nd
+    par[y] = x
+    return nt, _heap_push(hk, hv, n, nd, y)
+
 
 @njit(cache=True)
 def phase2_assign(alive, S, hold_g, tpos, hcnt, match, matchpos, head, nxt, prv, load):
@@ -134,35 +146,20 @@ def phase2_assign(alive, S, hold_g, tpos, hcnt, match, matchpos, head, nxt, prv,
                     c = 0 if tpos[x, j] < S else 1
                     nd = d + c + pi[x] - pi[y]
                     if nd < dist[y]:
-                        if dist[y] == _INF:
-                            touched[nt] = y
-                            nt += 1
-                        dist[y] = nd
-                        par[y] = x
+                        nt, n = _relax(y, nd, x, dist, par, touched, nt, hk, hv, n)
                         parj[y] = j
-                        n = _heap_push(hk, hv, n, nd, y)
             else:
                 w = x - N
                 if load[w] < S:
                     nd = d + pi[x] - pi[SINK]
                     if nd < dist[SINK]:
-                        if dist[SINK] == _INF:
-                            touched[nt] = SINK
-                            nt += 1
-                        dist[SINK] = nd
-                        par[SINK] = x
-                        n = _heap_push(hk, hv, n, nd, SINK)
+                        nt, n = _relax(SINK, nd, x, dist, par, touched, nt, hk, hv, n)
                 y = head[w]
                 while y >= 0:
                     c = 0 if matchpos[y] < S else 1
                     nd = d - c + pi[x] - pi[y]
                     if nd < dist[y]:
-                        if dist[y] == _INF:
-                            touched[nt] = y
-                            nt += 1
-                        dist[y] = nd
-                        par[y] = x
-                        n = _heap_push(hk, hv, n, nd, y)
+                        nt, n = _relax(y, nd, x, dist, par, touched, nt, hk, hv, n)
                     y = nxt[y]
         if D < 0:
             return -1
@@ -175,14 +172,7 @@ def phase2_assign(alive, S, hold_g, tpos, hcnt, match, matchpos, head, nxt, prv,
         x = par[SINK]
         while True:
             t = par[x]
-            w = x - N
-            old = match[t]
-            if old >= 0:
-                _list_remove(old, t, head, nxt, prv)
-                load[old] -= 1
-            _list_add(w, t, head, nxt, prv)
-            load[w] += 1
-            match[t] = w
+            old = _reassign(t, x - N, match, load, head, nxt, prv)
             matchpos[t] = tpos[t, parj[x]]
             if t == u:
                 break

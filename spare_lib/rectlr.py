@@ -85,6 +85,7 @@ from .matching import (
     build_match_lists,
     cover_in_place,
     extend_zero_cost,
+    has_live_holder,
     phase1_depth,
 )
 from .mcmf import phase2_assign
@@ -118,14 +119,7 @@ def _phase0_cover(stacks, alive, S, match, matchpos):
 def _any_wiped(alive, hold_g, hcnt, match):
     """True when some (still unassigned) type has no live holder."""
     for t in range(match.shape[0]):
-        if match[t] >= 0:
-            continue
-        ok = False
-        for j in range(hcnt[t]):
-            if alive[hold_g[t, j]]:
-                ok = True
-                break
-        if not ok:
+        if match[t] < 0 and not has_live_holder(t, alive, hold_g, hcnt):
             return True
     return False
 
