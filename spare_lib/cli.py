@@ -48,26 +48,16 @@ def _positive_int(name: str, lo: int = 1):  # noqa: ANN202 - argparse type facto
     return conv
 
 
-def _positive_float(name: str):  # noqa: ANN202 - argparse type factory
+def _finite_float(name: str, allow_zero: bool = False):  # noqa: ANN202 - argparse type factory
+    bound = ">= 0" if allow_zero else "> 0"
+
     def conv(text: str) -> float:
         try:
             v = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number > 0, got {text!r}") from None
-        if not v > 0 or v == float("inf"):
-            raise argparse.ArgumentTypeError(f"{name} must be a finite number > 0, got {text}")
-        return v
-    return conv
-
-
-def _nonnegative_float(name: str):  # noqa: ANN202 - argparse type factory
-    def conv(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a number >= 0, got {text!r}") from None
-        if not v >= 0 or v == float("inf"):
-            raise argparse.ArgumentTypeError(f"{name} must be a finite number >= 0, got {text}")
+            raise argparse.ArgumentTypeError(f"{name} must be a number {bound}, got {text!r}") from None
+        if not (v >= 0 if allow_zero else v > 0) or v == float("inf"):
+            raise argparse.ArgumentTypeError(f"{name} must be a finite number {bound}, got {text}")
         return v
     return conv
 
@@ -272,17 +262,17 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--gpus-per-group", type=_positive_int("--gpus-per-group"), default=1000,
                     help="GPUs per data-parallel group; N = gpus / gpus-per-group (default 1000)")
     mt = pl.add_mutually_exclusive_group()
-    mt.add_argument("--system-mtbf-min", type=_positive_float("--system-mtbf-min"), default=None,
+    mt.add_argument("--system-mtbf-min", type=_finite_float("--system-mtbf-min"), default=None,
                     help="system MTBF m in minutes (default 5)")
-    mt.add_argument("--gpu-mtbf-hours", type=_positive_float("--gpu-mtbf-hours"), default=None,
+    mt.add_argument("--gpu-mtbf-hours", type=_finite_float("--gpu-mtbf-hours"), default=None,
                     help="per-GPU MTBF in hours; m = gpu-mtbf-hours / gpus")
-    pl.add_argument("--restart-min", type=_nonnegative_float("--restart-min"), default=60.0,
+    pl.add_argument("--restart-min", type=_finite_float("--restart-min", allow_zero=True), default=60.0,
                     help="global restart time T_r in minutes (default 60)")
-    pl.add_argument("--checkpoint-s", type=_positive_float("--checkpoint-s"), default=2e13 / 340e9,
+    pl.add_argument("--checkpoint-s", type=_finite_float("--checkpoint-s"), default=2e13 / 340e9,
                     help="checkpoint write time T_s in seconds (default 58.8)")
-    pl.add_argument("--step-s", type=_positive_float("--step-s"), default=None,
+    pl.add_argument("--step-s", type=_finite_float("--step-s"), default=None,
                     help="failure-free step time = compute per stack + T_a, seconds (default 64 + T_a)")
-    pl.add_argument("--allreduce-s", type=_nonnegative_float("--allreduce-s"), default=None,
+    pl.add_argument("--allreduce-s", type=_finite_float("--allreduce-s", allow_zero=True), default=None,
                     help="all-reduce time T_a in seconds (default N/100, the paper's preset)")
     pl.add_argument("--model", choices=("finite", "paper"), default="finite",
                     help="SPARe closed form: finite (mu_finite, overhead_finite; default) or paper "
@@ -310,7 +300,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="plain SPARe / Rep: restarts roll back to step 0")
     s.add_argument("--steps", type=_positive_int("--steps"), default=None, help="committed steps (10000)")
     s.add_argument("--failure-dist", choices=("weibull", "exponential"), default=None)
-    s.add_argument("--system-mtbf-min", type=_positive_float("--system-mtbf-min"), default=None)
+    s.add_argument("--system-mtbf-min", type=_finite_float("--system-mtbf-min"), default=None)
     s.add_argument("--layout", choices=("ruler", "consecutive"), default="ruler")
     s.add_argument("--seed", type=_positive_int("--seed", lo=0), default=0)
     s.add_argument("--json", action="store_true", help="print JSON")
