@@ -700,11 +700,10 @@ def simulate_many(tasks: Sequence[dict[str, Any]], seed: SeedLike = None, worker
     list of SimResult
         In task order.
     """
-    from .sweep import BACKENDS, execute
+    from .sweep import check_backend, execute
 
     workers = check_int("workers", workers, lo=1)
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    check_backend(backend)
     tasks = [dict(t) for t in tasks]
     for i, t in enumerate(tasks):
         if "seed" in t:

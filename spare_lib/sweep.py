@@ -129,6 +129,14 @@ def _normalise_points(points: Any) -> list[dict[str, Any]]:
     return out
 
 
+def check_backend(backend: str, workers: int | None = None) -> None:
+    """ValueError unless ``backend`` is one of :data:`BACKENDS` and ``workers`` is None or ≥ 1."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
+    if workers is not None and (not isinstance(workers, int) or workers < 1):
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+
+
 def run_sweep(points: Any, fn: Callable[..., Any], backend: str = "processes", client: Any = None,
               cache_dir: str | os.PathLike[str] | None = DEFAULT_CACHE_DIR, progress: bool = True,
               workers: int | None = None, root_seed: int | None = None) -> Any:
@@ -162,10 +170,7 @@ def run_sweep(points: Any, fn: Callable[..., Any], backend: str = "processes", c
     import pandas as pd
     from tqdm.auto import tqdm
 
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    check_backend(backend, workers)
     if not callable(fn):
         raise ValueError(f"fn must be callable, got {fn!r}")
     pts = _normalise_points(points)
@@ -239,10 +244,7 @@ def execute(call: Callable[[Any], Any], items: Sequence[Any], *, backend: str = 
     >>> out
     {2: 3, 0: 1}
     """
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {BACKENDS}, got {backend!r}")
-    if workers is not None and (not isinstance(workers, int) or workers < 1):
-        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    check_backend(backend, workers)
     todo = list(range(len(items))) if order is None else [int(i) for i in order]
     if any(not 0 <= i < len(items) for i in todo) or len(set(todo)) != len(todo):
         raise ValueError(f"order must hold distinct indices in [0, {len(items)}), got {order!r}")
