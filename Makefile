@@ -22,6 +22,7 @@ figures: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 	SPARE_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist load --doctest-modules tests spare_lib
 	SPARE_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile \
 		--nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
@@ -34,6 +35,7 @@ bench: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 clean:
 	rm -rf $(VENV) .numba_cache .pytest_cache .hypothesis

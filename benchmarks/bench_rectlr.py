@@ -28,7 +28,6 @@ import numpy as np
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..",
                                                       ".numba_cache"))
 
-from spare_lib.layout import make_layout  # noqa: E402
 from spare_lib.rectlr import (  # noqa: E402
     benchmark_events,
     rectlr_kernel,
@@ -36,6 +35,7 @@ from spare_lib.rectlr import (  # noqa: E402
     rectlr_workspace,
     speed_summary,
 )
+from spare_lib.stacking import make_layout  # noqa: E402
 
 
 def kernel_sequences(N: int, r: int, n_seq: int, seed: int) -> dict[str, np.ndarray]:

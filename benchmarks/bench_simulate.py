@@ -17,10 +17,9 @@ import resource
 import statistics
 import time
 
-from spare_lib.cluster import h100_600k, paper_checkpoint_interval
+from spare_lib.cluster import h100_600k, paper_checkpoint_interval, simulate, simulate_many
 from spare_lib.config import PAPER_N
-from spare_lib.layout import max_ruler_r
-from spare_lib.simulate import simulate, simulate_many
+from spare_lib.stacking import max_ruler_r
 
 
 def single_run(repeats: int) -> None:

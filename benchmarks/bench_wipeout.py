@@ -16,8 +16,11 @@ import time
 os.environ.setdefault("NUMBA_CACHE_DIR",
                       os.path.join(os.path.dirname(__file__), "..", ".numba_cache"))
 
-from spare_lib.layout import ruler_layout  # noqa: E402
-from spare_lib.wipeout import failures_to_wipeout, failures_to_wipeout_numpy  # noqa: E402
+from spare_lib.stacking import (  # noqa: E402
+    failures_to_wipeout,
+    failures_to_wipeout_numpy,
+    ruler_layout,  # noqa: E402
+)
 
 CASES = [(1000, 9), (600, 20)]
 N_NUMBA = 100_000

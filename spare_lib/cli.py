@@ -24,8 +24,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _cmd_figures(args: argparse.Namespace) -> int:
-    from .figures import update_readme
-    from .notebooks import run_all
+    from spare_lib.figures.pipeline import run_all
+    from spare_lib.figures.registry import update_readme
 
     timings = run_all(smoke=args.smoke, only=args.only, out_dir=args.out_dir)
     if not args.smoke and args.out_dir is None:
@@ -155,19 +155,20 @@ def _print_plan(sp, closed) -> None:  # noqa: ANN001 - SimulatedPlan | None, Pla
 def _cmd_plan(args: argparse.Namespace) -> int:
     import json
 
-    from . import optimize
+    from spare_lib.cluster.planning import CKPT_FACTORS, cluster_spec, plan
+    from spare_lib.cluster.planning_sim import plan_simulated
 
     try:
-        spec = optimize.cluster_spec(
+        spec = cluster_spec(
             args.gpus, args.gpus_per_group, system_mtbf_min=args.system_mtbf_min,
             gpu_mtbf_hours=args.gpu_mtbf_hours, restart_min=args.restart_min,
             checkpoint_s=args.checkpoint_s, step_s=args.step_s, allreduce_s=args.allreduce_s)
-        closed = optimize.plan(spec, model=args.model)
+        closed = plan(spec, model=args.model)
         sp = None
         if args.simulate:
-            factors = (optimize.CKPT_FACTORS if args.checkpoint_factors is None
+            factors = (CKPT_FACTORS if args.checkpoint_factors is None
                        else args.checkpoint_factors)
-            sp = optimize.plan_simulated(spec, args.simulate, steps=args.steps, seed=args.seed,
+            sp = plan_simulated(spec, args.simulate, steps=args.steps, seed=args.seed,
                                          model=args.model, workers=args.workers,
                                          checkpoint_factors=factors,
                                          progress=not args.json and sys.stderr.isatty())
@@ -183,7 +184,7 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 def _cmd_simulate(args: argparse.Namespace) -> int:
     import json
 
-    from .sweep import simulate_point
+    from spare_lib.cluster.sweep import simulate_point
 
     overrides = {}
     if args.steps is not None:
@@ -229,7 +230,7 @@ def _load_points(path: str) -> list[dict]:
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from .sweep import run_sweep, simulate_point
+    from spare_lib.cluster.sweep import run_sweep, simulate_point
 
     points = _load_points(args.file)
     client = args.scheduler if args.backend == "dask" else None
@@ -308,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("sweep", help="simulate every point of a CSV/YAML file")
     w.add_argument("file", help="CSV or YAML, one point per row/item "
-                                "(keyword arguments of spare_lib.sweep.simulate_point)")
+                                "(keyword arguments of spare_lib.cluster.sweep.simulate_point)")
     w.add_argument("--backend", choices=("serial", "processes", "dask"), default="processes")
     w.add_argument("--scheduler", default=None, help="Dask scheduler address (backend dask)")
     w.add_argument("--workers", type=_positive_int("--workers"), default=None)

@@ -14,8 +14,7 @@ os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(__file__),
 @pytest.fixture(scope="session")
 def warm_wipeout():
     """Compile (or load from cache) the wipe-out kernel once."""
-    from spare_lib.layout import ruler_layout
-    from spare_lib.wipeout import failures_to_wipeout
+    from spare_lib.stacking import failures_to_wipeout, ruler_layout
 
     failures_to_wipeout(ruler_layout(12, 3), 2, seed=0)
     return True

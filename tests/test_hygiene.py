@@ -12,7 +12,7 @@ import pytest
 
 from spare_lib.config import FIGURES_DIR, REPO_ROOT, SIZES
 from spare_lib.figures import REGISTRY, readme_in_sync
-from spare_lib.notebooks import notebook_paths
+from spare_lib.figures.pipeline import notebook_paths
 
 NOTEBOOKS = notebook_paths()
 IDS = [p.stem for p in NOTEBOOKS]

@@ -7,7 +7,8 @@ RECTLR controller masks every failure it can and the committed gradients equal t
 ones bit for bit; a wipe-out restarts all workers from the checkpoint on disk. Mode ``"drop"``
 skips the failed groups' shards, as per-step fault-tolerant DDP does.
 
-Names are imported lazily, so a worker process importing :mod:`.worker` pays only for numpy.
+Its figures are in :mod:`spare_lib.figures.runtime`. Names are imported lazily, so a worker
+process importing :mod:`.worker` pays only for numpy.
 
 Example
 -------
@@ -28,7 +29,6 @@ _EXPORTS = {
     "Injector": "injector", "PHASES": "injector",
     "run_training": "coordinator", "reference_run": "coordinator",
     "TrainingRun": "coordinator", "MODES": "coordinator", "WorkerProtocolError": "coordinator",
-    "make_exactness_figure": "plots", "make_timeline_figure": "plots",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -48,11 +48,11 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_int, check_positive
-from ..layout import Layout, make_layout
-from .injector import Injector, KillEvent, as_injector, send_fault
-from .model import MLPTask, aggregate
-from .worker import worker_main
+from spare_lib._util.validate import check_int, check_positive
+from spare_lib.runtime.injector import Injector, KillEvent, as_injector, send_fault
+from spare_lib.runtime.model import MLPTask, aggregate
+from spare_lib.runtime.worker import worker_main
+from spare_lib.stacking.layout import Layout, make_layout
 
 MODES: tuple[str, ...] = ("failure_free", "spare", "drop")
 
@@ -263,7 +263,7 @@ class _Coordinator:
         self.controller = None
         if mode == "spare":
             if controller_factory is None:
-                from ..rectlr import Controller  # the coordinator, never a worker, imports it
+                from spare_lib.rectlr import Controller  # the coordinator, never a worker, imports it
                 controller_factory = Controller
             self.controller = controller_factory(layout)
         self.events: list[dict[str, Any]] = []
@@ -586,7 +586,7 @@ def reference_run(layout: Layout, *, n_steps: int = 10, lr: float = 0.5,
         As in :func:`run_training`.
     """
     if not isinstance(layout, Layout):
-        raise ValueError(f"layout must be a spare_lib.layout.Layout, got {layout!r}")
+        raise ValueError(f"layout must be a spare_lib.stacking.layout.Layout, got {layout!r}")
     n_steps = check_int("n_steps", n_steps, lo=1)
     lr = check_positive("lr", lr)
     task = MLPTask() if task is None else task
@@ -677,7 +677,7 @@ def run_training(mode: str, layout: Layout | None = None, *, N: int | None = Non
             raise ValueError(f"r must be in [1, N] = [1, {N}], got {r}")
         layout = make_layout(N, r, "ruler")
     elif not isinstance(layout, Layout):
-        raise ValueError(f"layout must be a spare_lib.layout.Layout, got {layout!r}")
+        raise ValueError(f"layout must be a spare_lib.stacking.layout.Layout, got {layout!r}")
     n_steps = check_int("n_steps", n_steps, lo=1)
     lr = check_positive("lr", lr)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, lo=1)

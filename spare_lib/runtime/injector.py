@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._rng import SeedLike, as_seed_sequence
+from spare_lib._util.rng import SeedLike, as_seed_sequence
 
 PHASES: tuple[str, ...] = ("before_compute", "compute", "partial", "allreduce", "patch")
 SIGNALS: tuple[str, ...] = ("kill", "stop")

@@ -34,7 +34,7 @@ if mp.parent_process() is not None:
 
 import time  # noqa: E402
 
-from .model import MLPTask  # noqa: E402
+from spare_lib.runtime.model import MLPTask  # noqa: E402
 
 
 def worker_main(worker_id: int, held_types: tuple[int, ...], task_kwargs: dict,

@@ -1,0 +1,244 @@
+"""Cluster presets for the time-to-train simulator (SPEC §6): the paper's 600k-H100 cluster.
+
+A :class:`ClusterConfig` holds everything the discrete-event simulator
+(:func:`spare_lib.cluster.simulate.simulate`) needs besides the method, N, r and the checkpoint
+interval: step count, per-stack compute time and its jitter, all-reduce time T_a, restart time
+T_r, shrink time, checkpoint write time T_s and the failure law. Units are in the field names.
+
+The per-group failure clock has mean N·m (m = ``system_mtbf_s``), so the system of N groups
+fails on average every m seconds whatever N is.
+
+Example
+-------
+>>> cfg = h100_600k(600)
+>>> cfg.allreduce_s, round(cfg.checkpoint_s, 2), round(cfg.t0_s(), 0)
+(6.0, 58.82, 700000.0)
+>>> paper_checkpoint_interval("spare", 600, 8), paper_checkpoint_interval("rep", 600, 3)
+(23, 8)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from spare_lib._util.validate import check_int, check_positive
+
+#: Number of H100 GPUs of the paper's cluster.
+PAPER_GPUS = 600_000
+#: Flop of one shard's forward+backward pass (one stack entry) in the paper's setting.
+STACK_FLOP = 2.56e16
+#: Sustained throughput of one data-parallel group in the paper's setting, flop/s.
+GROUP_FLOPS = 4.0e14
+#: Checkpoint size (10T parameters in FP16) and write bandwidth of the paper's setting.
+CHECKPOINT_BYTES = 2.0e13
+CHECKPOINT_BW_BYTES_S = 3.4e11
+
+FAILURE_DISTRIBUTIONS = ("weibull", "exponential")
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """Parameters of one simulated training run (SPEC §3–6).
+
+    Attributes
+    ----------
+    steps : int
+        Committed training steps to reach (10,000 in the paper).
+    compute_per_stack_s : float
+        Nominal compute time of one stack entry (one shard) on one group (64 s).
+    jitter_sigma : float
+        Standard deviation of the multiplicative jitter N(1, σ²) drawn per group per stack
+        (0.05); 0 disables jitter.
+    jitter_min : float
+        Lower clip of the jitter factor (0.1).
+    allreduce_s : float
+        All-reduce time T_a (2 / 6 / 10 s for N = 200 / 600 / 1000).
+    allreduce_fail_factor : float
+        Factor on T_a in an attempt in which a failure was noticed (0.5: the all-reduce is cut
+        short).
+    restart_s : float
+        Restart time T_r: the failure-free window every group must get through during a global
+        restart (3600 s).
+    shrink_s : float
+        Communicator shrink after a masked failure (0.1 s), counted as downtime.
+    checkpoint_s : float
+        Checkpoint write time T_s (2e13 B at 340 GB/s ≈ 58.8 s).
+    failure_dist : str
+        'weibull' or 'exponential': law of the per-group time between failures.
+    weibull_shape : float
+        Weibull shape k (0.78); ignored for 'exponential'.
+    system_mtbf_s : float
+        System MTBF m of the whole cluster (300 s); the per-group mean is N·m.
+    n_gpus : int
+        GPUs of the cluster (600,000); informational (M = n_gpus / N per group).
+    """
+
+    steps: int = 10_000
+    compute_per_stack_s: float = STACK_FLOP / GROUP_FLOPS
+    jitter_sigma: float = 0.05
+    jitter_min: float = 0.1
+    allreduce_s: float = 6.0
+    allreduce_fail_factor: float = 0.5
+    restart_s: float = 3600.0
+    shrink_s: float = 0.1
+    checkpoint_s: float = CHECKPOINT_BYTES / CHECKPOINT_BW_BYTES_S
+    failure_dist: str = "weibull"
+    weibull_shape: float = 0.78
+    system_mtbf_s: float = 300.0
+    n_gpus: int = PAPER_GPUS
+
+    def __post_init__(self) -> None:
+        check_int("steps", self.steps, lo=1)
+        check_positive("compute_per_stack_s", self.compute_per_stack_s)
+        check_positive("jitter_sigma", self.jitter_sigma, allow_zero=True)
+        check_positive("jitter_min", self.jitter_min)
+        check_positive("allreduce_s", self.allreduce_s, allow_zero=True)
+        v = check_positive("allreduce_fail_factor", self.allreduce_fail_factor, allow_zero=True)
+        if v > 1.0:
+            raise ValueError(f"allreduce_fail_factor must be in [0, 1], got {v!r}")
+        check_positive("restart_s", self.restart_s, allow_zero=True)
+        check_positive("shrink_s", self.shrink_s, allow_zero=True)
+        check_positive("checkpoint_s", self.checkpoint_s, allow_zero=True)
+        if self.failure_dist not in FAILURE_DISTRIBUTIONS:
+            raise ValueError(f"failure_dist must be one of {FAILURE_DISTRIBUTIONS}, "
+                             f"got {self.failure_dist!r}")
+        check_positive("weibull_shape", self.weibull_shape)
+        check_positive("system_mtbf_s", self.system_mtbf_s)
+        check_int("n_gpus", self.n_gpus, lo=1)
+
+    def group_mean_s(self, N: int) -> float:
+        """Mean time between failures of one group, N·m seconds."""
+        return check_int("N", N, lo=1) * self.system_mtbf_s
+
+    def weibull_scale_s(self, N: int) -> float:
+        """Weibull scale λ = N·m / Γ(1 + 1/k) of one group's clock (51979 s at N = 200)."""
+        return self.group_mean_s(N) / math.gamma(1.0 + 1.0 / self.weibull_shape)
+
+    def step_s(self, depth: int = 1) -> float:
+        """Nominal failure-free time of one step at stack depth S (no jitter): S·64 s + T_a."""
+        return check_int("depth", depth, lo=1) * self.compute_per_stack_s + self.allreduce_s
+
+    def t0_s(self) -> float:
+        """T0 = steps · (compute per stack + T_a), the failure-free time-to-train (SPEC §1)."""
+        return self.steps * self.step_s(1)
+
+    def with_(self, **changes: object) -> ClusterConfig:
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+def allreduce_600k_s(N: int) -> float:
+    """All-reduce time T_a of the paper's preset: 2 / 6 / 10 s at N = 200 / 600 / 1000.
+
+    The three published values lie exactly on T_a = N / 100 s (a ring all-reduce whose latency
+    term grows linearly with the number of groups); other N use the same line.
+    """
+    N = check_int("N", N, lo=1)
+    return N / 100.0
+
+
+def h100_600k(N: int, **overrides: object) -> ClusterConfig:
+    """The paper's 600k-H100 simulation preset for N data-parallel groups (SPEC §6).
+
+    Parameters
+    ----------
+    N : int
+        Data-parallel groups; 200, 600 and 1000 are the paper's (M = 3000, 1000, 600 GPUs per
+        group). Any other N ≥ 1 gives the same cluster with M = 600k/N and T_a = N/100 s
+        (:func:`allreduce_600k_s`, exact at the three published points).
+    **overrides
+        Field overrides, e.g. ``failure_dist='exponential'`` or ``steps=1000``.
+
+    Returns
+    -------
+    ClusterConfig
+        steps 10,000; 64 s per stack with jitter N(1, 0.05²) clipped ≥ 0.1; T_a; ×0.5 T_a in an
+        attempt with a failure; T_r = 3600 s; shrink 0.1 s; T_s = 58.8 s; Weibull k = 0.78 with
+        system MTBF m = 300 s.
+
+    Examples
+    --------
+    >>> round(h100_600k(200).weibull_scale_s(200))
+    51979
+    """
+    N = check_int("N", N, lo=1)
+    base = ClusterConfig(allreduce_s=allreduce_600k_s(N))
+    return base.with_(**overrides) if overrides else base
+
+
+# Checkpoint interval C (steps) as the paper ran them, SPEC §6: {N: [(r_lo, r_hi, rep, spare)]}.
+_PAPER_CKPT: dict[int, list[tuple[int, int, int, int]]] = {
+    200: [(2, 2, 8, 8), (3, 3, 6, 10), (4, 4, 6, 12), (5, 5, 5, 13), (6, 6, 5, 14),
+          (7, 7, 4, 15), (8, 8, 4, 15), (9, 12, 3, 15)],
+    600: [(2, 2, 9, 9), (3, 3, 8, 13), (4, 4, 8, 16), (5, 5, 7, 18), (6, 6, 7, 20),
+          (7, 7, 6, 22), (8, 8, 6, 23), (9, 9, 5, 24), (10, 11, 5, 25), (12, 16, 4, 25),
+          (17, 20, 3, 25)],
+    1000: [(2, 2, 9, 10), (3, 3, 10, 15), (4, 4, 9, 19), (5, 5, 9, 22), (6, 6, 8, 25),
+           (7, 7, 8, 27), (8, 8, 7, 29), (9, 9, 7, 30), (10, 10, 6, 31), (11, 11, 6, 32),
+           (12, 15, 5, 32), (16, 21, 4, 32), (22, 26, 3, 32)],
+}
+
+
+def paper_checkpoint_interval(method: str, N: int, r: int) -> int:
+    """Checkpoint interval C in steps that the paper used for (method, N, r) (SPEC §6).
+
+    Parameters
+    ----------
+    method : str
+        'spare' or 'rep'.
+    N : int
+        200, 600 or 1000.
+    r : int
+        Redundancy in the paper's range: 2..12 (N=200), 2..20 (N=600), 2..26 (N=1000).
+
+    Returns
+    -------
+    int
+        C, close to T_c*/step time but following no exact rule; see
+        :func:`analytic_checkpoint_interval` for the analytic optimum.
+    """
+    if method not in ("spare", "rep"):
+        raise ValueError(f"method must be 'spare' or 'rep', got {method!r}")
+    if N not in _PAPER_CKPT:
+        raise ValueError(f"N must be one of {sorted(_PAPER_CKPT)} (the paper's table), got {N!r}; "
+                         f"use analytic_checkpoint_interval for other N")
+    rows = _PAPER_CKPT[N]
+    r_max = rows[-1][1]
+    r = check_int("r", r, lo=2, hi=r_max)
+    for lo, hi, rep, spare in rows:
+        if lo <= r <= hi:
+            return rep if method == "rep" else spare
+    raise AssertionError("unreachable: table covers 2..r_max")  # pragma: no cover
+
+
+def analytic_checkpoint_interval(mtbf_s: float, step_s: float, config: ClusterConfig) -> int:
+    """Checkpoint interval C = max(1, round(T_c*/step time)), T_c* the optimum of Eq. 2.
+
+    T_c* = T_s + sqrt(T_s² + 2·T_s·(T_f + T_r)) (:func:`spare_lib.theory.checkpoint_period_opt`).
+
+    Parameters
+    ----------
+    mtbf_s : float
+        Mean time between global restarts T_f of the method (μ·m for SPARe, m for CKPT-only).
+    step_s : float
+        Mean wall time of one committed step.
+    config : ClusterConfig
+        Supplies T_s and T_r.
+    """
+    from spare_lib.theory import checkpoint_period_opt
+    step_s = check_positive("step_s", step_s)
+    mtbf_s = check_positive("mtbf_s", mtbf_s)
+    tc = float(checkpoint_period_opt(config.checkpoint_s, mtbf_s, config.restart_s))
+    return max(1, int(round(tc / step_s)))
+
+
+__all__ = [
+    "ClusterConfig",
+    "FAILURE_DISTRIBUTIONS",
+    "PAPER_GPUS",
+    "allreduce_600k_s",
+    "analytic_checkpoint_interval",
+    "h100_600k",
+    "paper_checkpoint_interval",
+]

@@ -1,0 +1,465 @@
+"""Joint optimisation of the redundancy r and the checkpoint period for a cluster (SPEC §7).
+
+Given a cluster description — #GPUs, GPUs per data-parallel group (hence N groups), the system
+MTBF m (or a per-GPU MTBF, m = MTBF_GPU / #GPUs), the restart time T_r, the checkpoint write time
+T_s and the failure-free step time — :func:`plan` returns, for SPARe+CKPT, Rep+CKPT and
+CKPT-only, the redundancy that minimises the predicted time-to-train, the availability-optimal
+checkpoint period T_c* (seconds and steps), the predicted availability A* and TTT/T0, all from the
+closed forms of :mod:`spare_lib.theory`:
+
+* the mean number of failures between global restarts μ: SPARe ``mu_finite`` (finite-N, < 0.3 %
+  from Monte Carlo; default) or the paper's Γ form ``mu_closed``; Rep ``replication_mu`` (exact,
+  ⌊N/r⌋ disjoint sets of r); CKPT-only 1;
+* the time between restarts T_f = μ·m, T_c* = T_s + sqrt(T_s² + 2 T_s (T_f + T_r)) and
+  A* = A(T_c*) (Eq. 2, ``checkpoint_period_opt`` and ``availability_opt``);
+* the compute overhead S̄ (SPARe: ``overhead_finite`` by default or the paper's Eq. 5
+  ``overhead_mean``; Rep: r; CKPT-only: 1) and J = S̄ / A* (Eq. 7, ``ttt_normalized``).
+
+The step time is split as in the 600k-H100 preset: step_s = compute per stack + T_a, with the
+all-reduce time T_a = N/100 s unless given (:func:`spare_lib.cluster.allreduce_600k_s`; exact at
+the paper's N = 200, 600, 1000, where step_s = 66, 70, 74 s gives 64 s of compute). Eq. 7 scales
+the whole step by S̄ as the paper does; the checkpoint period in steps divides T_c* by the mean
+step time at that depth, S̄·compute + T_a.
+
+:func:`plan_simulated` runs the discrete-event simulator (:func:`spare_lib.cluster.simulate.simulate`)
+for every candidate r at the closed-form checkpoint interval, then for a few multiples of that
+interval at the best r, through :func:`spare_lib.cluster.sweep.run_sweep` (local process pool, seeds
+derived from each point with :func:`spare_lib.cluster.sweep.point_seed`). It reports mean and spread per
+(method, r, interval), the r and interval recommended by the simulation and how far they are from
+the closed form's. The paper's own closed form and simulation disagree on r* (8/10/10 vs 9/8/9).
+
+Example
+-------
+>>> spec = cluster_spec(600_000, 1000, system_mtbf_min=5, restart_min=60, checkpoint_s=58.8,
+...                     step_s=70)
+>>> p = plan(spec)
+>>> p.spare.r, p.rep.r, round(p.spare.availability, 3)
+(8, 2, 0.919)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from spare_lib import theory as th
+from spare_lib._util.validate import check_int, check_positive
+from spare_lib.cluster.config import ClusterConfig, allreduce_600k_s, analytic_checkpoint_interval
+from spare_lib.stacking.layout import max_ruler_r
+
+METHODS = ("spare", "rep", "ckpt")
+
+
+LABELS = {"spare": "SPARe+CKPT", "rep": "Rep+CKPT", "ckpt": "CKPT-only"}
+#: Closed-form models of SPARe's μ and S̄: name -> (mu_model, overhead_model, description).
+MODELS: dict[str, tuple[str, str, str]] = {
+    "finite": ("finite", "finite",
+               "mu = theory.mu_finite (finite N, ruler layout; < 0.3 % from Monte Carlo), "
+               "S-bar = theory.overhead_finite (renewal-reward, finite-N law of K)"),
+    "paper": ("closed", "eq5",
+              "mu = theory.mu_closed, Gamma(1+1/r) N^(1-1/r) (the paper's), "
+              "S-bar = theory.overhead_mean (Eq. 5)"),
+}
+
+
+#: Default wall-clock cap of one simulated run, in units of T0 (CKPT-only may never finish).
+MAX_WALL_T0 = 50.0
+
+
+#: Default half-width of the SPARe window simulated around the closed-form r*.
+SPARE_WINDOW = 3
+
+
+#: Default Rep+CKPT redundancies simulated (the closed-form optimum is always added).
+REP_R = (2, 3, 4, 5)
+
+
+#: Default multipliers of the closed-form checkpoint interval simulated at the best r (stage 2 of
+#: :func:`plan_simulated`).
+CKPT_FACTORS = (0.5, 0.75, 1.5, 2.0)
+
+
+@dataclass(frozen=True)
+class ClusterSpec:
+    """A cluster to plan for; times in seconds (build it with :func:`cluster_spec`).
+
+    Attributes
+    ----------
+    gpus : int
+        GPUs of the cluster.
+    gpus_per_group : int
+        GPUs M of one data-parallel group (one model replica); N = gpus / M.
+    system_mtbf_s : float
+        System MTBF m of the whole cluster.
+    restart_s : float
+        Global restart time T_r (the simulator: every group's failure-free restart window).
+    checkpoint_s : float
+        Checkpoint write time T_s.
+    step_s : float
+        Failure-free step time at stack depth 1: compute per stack + T_a.
+    allreduce_s : float
+        All-reduce time T_a, 0 ≤ T_a < step_s.
+    """
+
+    gpus: int
+    gpus_per_group: int
+    system_mtbf_s: float
+    restart_s: float
+    checkpoint_s: float
+    step_s: float
+    allreduce_s: float
+
+    def __post_init__(self) -> None:
+        gpus = check_int("gpus", self.gpus, lo=2)
+        m = check_int("gpus_per_group", self.gpus_per_group, lo=1, hi=gpus // 2)
+        if gpus % m:
+            raise ValueError(f"gpus_per_group must divide gpus = {gpus} (N = gpus / gpus_per_group "
+                             f"groups), got {m}")
+        check_positive("system_mtbf_s", self.system_mtbf_s)
+        check_positive("restart_s", self.restart_s, allow_zero=True)
+        check_positive("checkpoint_s", self.checkpoint_s)
+        step = check_positive("step_s", self.step_s)
+        ta = check_positive("allreduce_s", self.allreduce_s, allow_zero=True)
+        if ta >= step:
+            raise ValueError(f"allreduce_s must be in [0, step_s) = [0, {step:g}) (step = compute "
+                             f"+ all-reduce), got {ta:g}")
+
+    @property
+    def N(self) -> int:
+        """Data-parallel groups N = gpus / gpus_per_group."""
+        return self.gpus // self.gpus_per_group
+
+    @property
+    def compute_per_stack_s(self) -> float:
+        """Compute time of one stack entry: step_s − T_a."""
+        return self.step_s - self.allreduce_s
+
+    def step_time_s(self, overhead: float) -> float:
+        """Mean failure-free step time at mean stack depth ``overhead``: S̄·compute + T_a."""
+        return overhead * self.compute_per_stack_s + self.allreduce_s
+
+    def cluster_config(self, steps: int = 10_000, **overrides: Any) -> ClusterConfig:
+        """The simulator's :class:`~spare_lib.cluster.ClusterConfig` for this cluster.
+
+        Jitter, the Weibull shape (0.78), the shrink time and the all-reduce factor keep the
+        600k-H100 preset's values unless overridden.
+        """
+        return ClusterConfig(steps=steps, compute_per_stack_s=self.compute_per_stack_s,
+                             allreduce_s=self.allreduce_s, restart_s=self.restart_s,
+                             checkpoint_s=self.checkpoint_s, system_mtbf_s=self.system_mtbf_s,
+                             n_gpus=self.gpus, **overrides)
+
+
+def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | None = None,
+                 gpu_mtbf_hours: float | None = None, restart_min: float = 60.0,
+                 checkpoint_s: float = th.T_S_PAPER, step_s: float | None = None,
+                 allreduce_s: float | None = None) -> ClusterSpec:
+    """Describe a cluster in the units engineers quote; defaults are the paper's 600k-H100 case.
+
+    Parameters
+    ----------
+    gpus : int
+        GPUs of the cluster, ≥ 2.
+    gpus_per_group : int
+        GPUs per data-parallel group; must divide ``gpus`` and leave N ≥ 2 groups.
+    system_mtbf_min : float or None
+        System MTBF m in minutes (> 0). Give this or ``gpu_mtbf_hours``; neither: 5 min.
+    gpu_mtbf_hours : float or None
+        Per-GPU MTBF in hours (> 0); m = gpu_mtbf_hours · 3600 / gpus seconds.
+    restart_min : float
+        Global restart time T_r in minutes (≥ 0).
+    checkpoint_s : float
+        Checkpoint write time T_s in seconds (> 0); default 2e13 B at 340 GB/s ≈ 58.8 s.
+    step_s : float or None
+        Failure-free step time (compute per stack + T_a) in seconds; None: 64 s + T_a.
+    allreduce_s : float or None
+        All-reduce time T_a in seconds, in [0, step_s); None: N/100 s as the 600k-H100 preset
+        (2 / 6 / 10 s at N = 200 / 600 / 1000).
+
+    Examples
+    --------
+    >>> s = cluster_spec(600_000, 3000, system_mtbf_min=5, step_s=66)
+    >>> s.N, s.allreduce_s, s.compute_per_stack_s
+    (200, 2.0, 64.0)
+    """
+    gpus = check_int("gpus", gpus, lo=2)
+    gpg = check_int("gpus_per_group", gpus_per_group, lo=1, hi=gpus // 2)
+    if gpus % gpg:
+        raise ValueError(f"gpus_per_group must divide gpus = {gpus} (N = gpus / gpus_per_group "
+                         f"groups), got {gpg}")
+    N = gpus // gpg
+    if system_mtbf_min is not None and gpu_mtbf_hours is not None:
+        raise ValueError("give system_mtbf_min or gpu_mtbf_hours, not both")
+    if gpu_mtbf_hours is not None:
+        m = check_positive("gpu_mtbf_hours", gpu_mtbf_hours) * 3600.0 / gpus
+    else:
+        m = 60.0 * check_positive("system_mtbf_min",
+                                  5.0 if system_mtbf_min is None else system_mtbf_min)
+    ta = allreduce_600k_s(N) if allreduce_s is None else check_positive(
+        "allreduce_s", allreduce_s, allow_zero=True)
+    if step_s is None:
+        step_s = 64.0 + ta
+    step_s = check_positive("step_s", step_s)
+    if allreduce_s is None and ta >= step_s:
+        raise ValueError(f"step_s must exceed the default all-reduce time T_a = N/100 = {ta:g} s; "
+                         f"got {step_s:g} (give allreduce_s explicitly)")
+    return ClusterSpec(gpus=gpus, gpus_per_group=gpg, system_mtbf_s=m,
+                       restart_s=60.0 * check_positive("restart_min", restart_min, allow_zero=True),
+                       checkpoint_s=check_positive("checkpoint_s", checkpoint_s), step_s=step_s,
+                       allreduce_s=ta)
+
+
+@dataclass(frozen=True)
+class ClosedFormPoint:
+    """Closed-form prediction for one (method, r) at its optimal checkpoint period.
+
+    Attributes
+    ----------
+    method, label : str
+        'spare' / 'rep' / 'ckpt' and the paper's name (SPARe+CKPT, Rep+CKPT, CKPT-only).
+    r : int
+        Redundancy (Rep: replica-set size; CKPT-only: 1).
+    mu : float
+        Mean failures between global restarts μ.
+    restart_interval_s : float
+        T_f = μ·m, mean time between global restarts.
+    overhead : float
+        Mean stacks computed per group per step (S̄; r for Rep; 1 for CKPT-only).
+    step_time_s : float
+        Mean failure-free step time at that overhead, S̄·compute + T_a.
+    checkpoint_period_s : float
+        T_c* (Eq. 2 optimum).
+    checkpoint_steps : int
+        max(1, round(T_c* / step_time_s)): the interval the simulator uses.
+    availability : float
+        A* = A(T_c*) (Eq. 2).
+    ttt_over_t0 : float
+        J = overhead / A* (Eq. 7).
+    """
+
+    method: str
+    label: str
+    r: int
+    mu: float
+    restart_interval_s: float
+    overhead: float
+    step_time_s: float
+    checkpoint_period_s: float
+    checkpoint_steps: int
+    availability: float
+    ttt_over_t0: float
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Closed-form recommendation for a cluster (:func:`plan`).
+
+    Attributes
+    ----------
+    cluster : ClusterSpec
+    model : str
+        'finite' or 'paper' (see :data:`MODELS`); ``model_note`` says which functions were used.
+    spare, rep, ckpt : ClosedFormPoint
+        The optimum of each method.
+    curve : tuple of ClosedFormPoint
+        Every candidate evaluated: SPARe r = 2..r_max, Rep r = 2..r_max, CKPT-only.
+    r_max : int
+        Largest r of the ruler layout at this N (``layout.max_ruler_r``; 12/20/26 at
+        N = 200/600/1000).
+    gain_vs_rep, gain_vs_ckpt : float
+        1 − J(SPARe*)/J(Rep*) and 1 − J(SPARe*)/J(CKPT-only).
+    r_star_paper : int
+        argmin of the paper's Eq. 7 (μ Γ form, Eq. 5), whatever ``model`` is.
+    r_star_log2 : int
+        ⌊log2 N + 0.833⌋ (``theory.r_star_closed``).
+    """
+
+    cluster: ClusterSpec
+    model: str
+    model_note: str
+    spare: ClosedFormPoint
+    rep: ClosedFormPoint
+    ckpt: ClosedFormPoint
+    curve: tuple[ClosedFormPoint, ...]
+    r_max: int
+    gain_vs_rep: float
+    gain_vs_ckpt: float
+    r_star_paper: int
+    r_star_log2: int
+
+    def point(self, method: str, r: int) -> ClosedFormPoint:
+        """The evaluated candidate (method, r); ValueError if it is not in :attr:`curve`."""
+        for p in self.curve:
+            if p.method == method and p.r == r:
+                return p
+        raise ValueError(f"(method, r) must be a candidate of this plan, got ({method!r}, {r}); "
+                         f"r must be in [2, {self.r_max}] for spare/rep, 1 for ckpt")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (N and compute time added to the cluster)."""
+        d = _clean(dataclasses.asdict(self))
+        d["cluster"].update(N=self.cluster.N, compute_per_stack_s=self.cluster.compute_per_stack_s)
+        return d
+
+
+def _clean(v: Any) -> Any:
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    if isinstance(v, dict):
+        return {k: _clean(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_clean(x) for x in v]
+    if isinstance(v, np.generic):
+        return _clean(v.item())
+    return v
+
+
+def _check_model(model: str) -> tuple[str, str, str]:
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {tuple(MODELS)}, got {model!r}")
+    return MODELS[model]
+
+
+@lru_cache(maxsize=4096)
+def _spare_mu_overhead(N: int, r: int, model: str) -> tuple[float, float]:
+    """μ(N, r) and S̄(N, r) of SPARe (ruler layout); cached: they do not depend on times."""
+    mu_model, ovh_model, _ = _check_model(model)
+    if mu_model == "finite":
+        mu = float(th.mu_finite(N, r))
+    else:
+        mu = float(th.mu_closed(N, r))
+    if ovh_model == "finite":
+        s_bar = th.overhead_finite(N, r)
+    else:
+        s_bar = float(th.overhead_mean(N, r, mu=mu))
+    return mu, float(s_bar)
+
+
+def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "finite"
+                      ) -> ClosedFormPoint:
+    """Closed-form TTT/T0, availability and checkpoint period of one (method, r).
+
+    Parameters
+    ----------
+    spec : ClusterSpec
+        The cluster.
+    method : {'spare', 'rep', 'ckpt'}
+        SPARe+CKPT, Rep+CKPT or CKPT-only.
+    r : int
+        SPARe: 1 ≤ r ≤ ``max_ruler_r(N)`` (ruler layout); Rep: 1 ≤ r ≤ N; CKPT-only: 1.
+    model : {'finite', 'paper'}
+        SPARe's μ and S̄ (see :data:`MODELS`); Rep and CKPT-only are the same in both.
+
+    Returns
+    -------
+    ClosedFormPoint
+        T_f = μ·m, T_c* = T_s + sqrt(T_s² + 2 T_s (T_f + T_r)), A* = A(T_c*) (Eq. 2) and
+        J = S̄/A* (Eq. 7).
+    """
+    if not isinstance(spec, ClusterSpec):
+        raise ValueError(f"spec must be a ClusterSpec (see cluster_spec), "
+                         f"got {type(spec).__name__}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    N = spec.N
+    if method == "spare":
+        r = check_int("r", r, lo=1, hi=max_ruler_r(N))
+        mu, overhead = _spare_mu_overhead(N, r, model)
+    elif method == "rep":
+        _check_model(model)
+        r = check_int("r", r, lo=1, hi=N)
+        mu, overhead = float(th.replication_mu(N, r)), float(r)
+    else:
+        _check_model(model)
+        r = check_int("r", r, lo=1, hi=1)
+        mu, overhead = 1.0, 1.0
+    t_f = mu * spec.system_mtbf_s
+    ts, tr = spec.checkpoint_s, spec.restart_s
+    tc = float(th.checkpoint_period_opt(ts, t_f, tr))
+    avail = float(th.availability_opt(ts, t_f, tr))
+    step = spec.step_time_s(overhead)
+    c_steps = analytic_checkpoint_interval(t_f, step, spec.cluster_config())
+    return ClosedFormPoint(method=method, label=LABELS[method], r=r, mu=mu,
+                           restart_interval_s=t_f, overhead=overhead, step_time_s=step,
+                           checkpoint_period_s=tc, checkpoint_steps=c_steps, availability=avail,
+                           ttt_over_t0=overhead / avail)
+
+
+def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> Plan:
+    """Closed-form joint optimum of r and the checkpoint period for SPARe, Rep and CKPT-only.
+
+    For every r the checkpoint period is the availability optimum T_c*(T_f = μ·m) of Eq. 2; the
+    recommended r minimises J(r) = S̄(N, r)/A*(μ(N, r)·m) (Eq. 7) over r = 2..r_max (SPARe,
+    Rep), CKPT-only has r = 1. Cost: O(r_max) closed-form evaluations (≈ 1 s at N = 1000 the
+    first time, cached afterwards).
+
+    Parameters
+    ----------
+    spec : ClusterSpec
+        The cluster (:func:`cluster_spec`).
+    model : {'finite', 'paper'}
+        'finite' (default, the better estimate: ``mu_finite`` and ``overhead_finite``) or
+        'paper' (``mu_closed`` and Eq. 5, the paper's formulas).
+    r_max : int or None
+        Largest r considered; None: ``max_ruler_r(N)``, the largest r of the ruler layout (12,
+        20, 26 at N = 200, 600, 1000). At most ``max_ruler_r(N)``.
+
+    Returns
+    -------
+    Plan
+
+    Examples
+    --------
+    >>> p = plan(cluster_spec(600_000, 3000, system_mtbf_min=5, step_s=66))
+    >>> p.spare.r, plan(p.cluster, model="paper").spare.r, p.r_star_log2
+    (7, 8, 8)
+    """
+    if not isinstance(spec, ClusterSpec):
+        raise ValueError(f"spec must be a ClusterSpec (see cluster_spec), "
+                         f"got {type(spec).__name__}")
+    _, _, note = _check_model(model)
+    N = spec.N
+    top = max_ruler_r(N)
+    if top < 2:  # pragma: no cover - ClusterSpec guarantees N >= 2
+        raise ValueError(f"N = gpus / gpus_per_group must be >= 2 groups, got {N}")
+    r_max = top if r_max is None else check_int("r_max", r_max, lo=2, hi=top)
+    rs = range(2, r_max + 1)
+    spare = [closed_form_point(spec, "spare", r, model) for r in rs]
+    rep = [closed_form_point(spec, "rep", r, model) for r in rs]
+    ckpt = closed_form_point(spec, "ckpt", 1, model)
+    best_s = min(spare, key=lambda p: p.ttt_over_t0)
+    best_r = min(rep, key=lambda p: p.ttt_over_t0)
+    paper_j = [(_spare_point_j(spec, r, "paper"), r) for r in rs]
+    return Plan(cluster=spec, model=model, model_note=note, spare=best_s, rep=best_r, ckpt=ckpt,
+                curve=(*spare, *rep, ckpt), r_max=r_max,
+                gain_vs_rep=1.0 - best_s.ttt_over_t0 / best_r.ttt_over_t0,
+                gain_vs_ckpt=1.0 - best_s.ttt_over_t0 / ckpt.ttt_over_t0,
+                r_star_paper=min(paper_j)[1], r_star_log2=int(th.r_star_closed(N)))
+
+
+def _spare_point_j(spec: ClusterSpec, r: int, model: str) -> float:
+    return closed_form_point(spec, "spare", r, model).ttt_over_t0
+
+
+def explore_summary(closed: Plan, r: int | None = None) -> str:
+    """A few lines for the explorer: the recommendation and, optionally, the selected SPARe r."""
+    c = closed.cluster
+    lines = [f"N = {c.N} groups, m = {c.system_mtbf_s / 60:.2f} min, T_r = {c.restart_s / 60:.1f} "
+             f"min, T_s = {c.checkpoint_s:.1f} s, step = {c.step_s:.1f} s"]
+    for p in (closed.spare, closed.rep, closed.ckpt):
+        lines.append(f"{p.label:<10}  r* = {p.r:<2}  T_c* = {p.checkpoint_period_s:7.0f} s "
+                     f"({p.checkpoint_steps} steps)  A* = {100 * p.availability:5.1f} %  "
+                     f"TTT/T0 = {p.ttt_over_t0:.3f}")
+    lines.append(f"gain of SPARe+CKPT over Rep+CKPT: {100 * closed.gain_vs_rep:.1f} % "
+                 "(closed form)")
+    if r is not None:
+        p = closed.point("spare", r)
+        lines.append(f"selected SPARe r = {r}: T_c* = {p.checkpoint_period_s:.0f} s "
+                     f"({p.checkpoint_steps} steps), A* = {100 * p.availability:.1f} %, "
+                     f"TTT/T0 = {p.ttt_over_t0:.3f}")
+    return "\n".join(lines)

@@ -1,0 +1,430 @@
+"""One simulated training run (:func:`simulate`) and batches of them (:func:`simulate_many`).
+
+The event loop itself is :mod:`spare_lib.cluster.core` (its docstring states the model, SPEC §3–6);
+the methods it runs are registered in :mod:`spare_lib.cluster.methods`. This module validates the
+inputs, lays out the arrays the core needs and wraps its outputs in a :class:`SimResult`.
+
+Example
+-------
+>>> from spare_lib.cluster import h100_600k
+>>> res = simulate("spare", 200, 9, 15, h100_600k(200, steps=300), seed=1)
+>>> 1.5 < res.ttt_over_t0 < 6 and 0 < res.availability <= 1
+True
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from spare_lib._util.rng import SeedLike, as_seed_sequence
+from spare_lib._util.validate import check_int, check_positive
+from spare_lib.cluster.config import ClusterConfig
+from spare_lib.cluster.core import (
+    _F_CKPT_TIME,
+    _F_PATCH,
+    _F_RESTART,
+    _F_SHRINK,
+    _F_SUM_S,
+    _F_TOTAL,
+    _I_ATTEMPTS,
+    _I_CKPT_FAIL,
+    _I_CKPT_OK,
+    _I_COMMITS,
+    _I_COMMITTED,
+    _I_DONE,
+    _I_FAILS,
+    _I_MASKED,
+    _I_PHASE0,
+    _I_REDONE,
+    _I_REORDER,
+    _I_RESTARTS,
+    _I_STACKS,
+    _N_F,
+    _N_I,
+    MAX_RESTART_RECORDS,
+    _core,
+)
+from spare_lib.stacking.layout import Layout, make_layout
+
+METHODS = ("spare", "rep", "ckpt")
+
+
+#: Paper names of the methods, with and without checkpoints.
+METHOD_LABEL = {("spare", True): "SPARe+CKPT", ("spare", False): "SPARe",
+                ("rep", True): "Rep+CKPT", ("rep", False): "Rep",
+                ("ckpt", True): "CKPT-only", ("ckpt", False): "no protection"}
+
+
+
+
+_DIST_CODE = {"weibull": 0, "exponential": 1}
+
+
+_DIST_TRACE = 2
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Outcome of one simulated training run.
+
+    Attributes
+    ----------
+    method, N, r, ckpt_steps, steps : the run's inputs (ckpt_steps None = no checkpoints).
+    total_s : float
+        Wall time until the last step is committed and its checkpoint written.
+    up_s, down_s : float
+        Uptime and downtime (restart + shrink time); ``up_s + down_s == total_s``.
+    restart_s, shrink_s, checkpoint_s : float
+        Time spent in global restarts, in communicator shrinks and writing checkpoints.
+    t0_s : float
+        T0 = steps·(compute per stack + T_a).
+    ttt_over_t0 : float
+        Time-to-train / T0.
+    availability : float
+        up_s / total_s.
+    overhead : float
+        Mean stack depth S over all committed steps (including steps later rolled back): stacks
+        computed per group per committed step, patch compute excluded (r for Rep, 1 for
+        CKPT-only).
+    patch_overhead : float
+        Patch stacks computed per group per committed step (SPARe retries).
+    full_restarts : int
+        Global restarts (wipe-outs).
+    masked_failures : int
+        Group failures absorbed without a restart.
+    failures_noticed : int
+        Group failures noticed during training (not counting failures inside restart windows).
+    phase0_events, reorder_events : int
+        Failure events (attempts with ≥ 1 noticed failure) settled by RECTLR phase 0 (the
+        current layout still covers every type) or by a reorder with retry; 0 for Rep/CKPT.
+    steps_redone : int
+        Committed steps lost to rollbacks.
+    commits : int
+        Step commits including the later rolled-back ones.
+    attempts : int
+        Step attempts (compute phases), including retries.
+    compute_events : int
+        Group compute events simulated (one per group per stack for SPARe, one per group per
+        attempt for Rep/CKPT-only); with failures, checkpoints and restarts these are the
+        simulator's events.
+    checkpoints_written, checkpoint_failures : int
+        Checkpoints written, and checkpoint writes lost because the leader had failed.
+    completed : bool
+        False when the run hit ``max_wall_s`` before finishing; totals then cover the elapsed
+        time only.
+    failures_between_restarts : tuple of int
+        For each global restart (the first ``MAX_RESTART_RECORDS``), the failures noticed
+        during training since the previous one (its mean estimates μ(N, r) for SPARe with
+        exponential clocks).
+    """
+
+    method: str
+    N: int
+    r: int
+    ckpt_steps: int | None
+    steps: int
+    total_s: float
+    up_s: float
+    down_s: float
+    restart_s: float
+    shrink_s: float
+    checkpoint_s: float
+    t0_s: float
+    ttt_over_t0: float
+    availability: float
+    overhead: float
+    patch_overhead: float
+    full_restarts: int
+    masked_failures: int
+    failures_noticed: int
+    phase0_events: int
+    reorder_events: int
+    steps_redone: int
+    commits: int
+    attempts: int
+    compute_events: int
+    checkpoints_written: int
+    checkpoint_failures: int
+    completed: bool
+    failures_between_restarts: tuple[int, ...]
+
+    @property
+    def label(self) -> str:
+        """The paper's name of the method (SPARe+CKPT, Rep+CKPT, CKPT-only, SPARe, Rep)."""
+        return METHOD_LABEL[(self.method, self.ckpt_steps is not None)]
+
+    @property
+    def phase0_share(self) -> float:
+        """Share of the non-fatal failure events that RECTLR phase 0 settled (nan if none)."""
+        n = self.phase0_events + self.reorder_events
+        return self.phase0_events / n if n else float("nan")
+
+    @property
+    def restart_share(self) -> float:
+        """Share of the wall time spent in global restarts."""
+        return self.restart_s / self.total_s if self.total_s > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """Scalar fields plus label, phase0_share and restart_share (for tables)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)
+             if f.name != "failures_between_restarts"}
+        d["label"] = self.label
+        d["phase0_share"] = self.phase0_share
+        d["restart_share"] = self.restart_share
+        return d
+
+
+def _trace_arrays(failure_trace: object, N: int) -> tuple[np.ndarray, np.ndarray]:
+    """CSR form of a failure trace: per-group sorted failure times."""
+    arr = np.asarray(failure_trace, dtype=np.float64)
+    if arr.size == 0:
+        arr = arr.reshape(0, 2)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"failure_trace must have shape (n, 2) of (time_s, group), got shape "
+                         f"{arr.shape}")
+    times, groups = arr[:, 0], arr[:, 1]
+    if not np.all(np.isfinite(times)) or np.any(times < 0):
+        raise ValueError("failure_trace times must be finite and in [0, inf)")
+    if np.any(groups != np.round(groups)) or np.any(groups < 0) or np.any(groups >= N):
+        raise ValueError(f"failure_trace groups must be integers in [0, N-1] = [0, {N - 1}]")
+    g = groups.astype(np.int64)
+    order = np.lexsort((times, g))
+    ptr = np.zeros(N + 1, dtype=np.int64)
+    np.add.at(ptr, g + 1, 1)
+    return np.cumsum(ptr), np.ascontiguousarray(times[order])
+
+
+def _resolve_layout(layout: str | Layout | Sequence[int], N: int, r: int) -> Layout:
+    if isinstance(layout, Layout):
+        if layout.N != N or layout.r != r:
+            raise ValueError(f"layout must have N={N}, r={r}, got {layout!r}")
+        return layout
+    if isinstance(layout, str):
+        return make_layout(N, r, layout)
+    from spare_lib.stacking.layout import layout_from_offsets
+    lay = layout_from_offsets(N, layout)
+    if lay.r != r:
+        raise ValueError(f"layout offsets must number r={r}, got {len(lay.offsets)}")
+    return lay
+
+
+def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: ClusterConfig,
+             seed: SeedLike = None, failure_trace: object = None,
+             layout: str | Layout | Sequence[int] = "ruler", *, exact_patch: bool = False,
+             max_wall_s: float | None = None) -> SimResult:
+    """Simulate one training run of SPARe, Rep or CKPT-only on a failing cluster (SPEC §3–5).
+
+    Parameters
+    ----------
+    method : str
+        'spare' (stacking + RECTLR), 'rep' (ceil(N/r) replica sets of r consecutive groups) or
+        'ckpt' (CKPT-only: any failure restarts; needs r = 1).
+    N : int
+        Data-parallel groups, N ≥ 1.
+    r : int
+        Redundancy, 1 ≤ r ≤ N (SPARe: limited by the layout, e.g. r ≤ 12 at N = 200 for the
+        ruler layout).
+    ckpt_steps : int or None
+        Checkpoint interval C in committed steps (also after the last step); None: no
+        checkpoints, a restart rolls back to step 0 (plain SPARe / Rep).
+    config : ClusterConfig
+        Cluster and failure parameters (e.g. :func:`spare_lib.cluster.h100_600k`).
+    seed : int, SeedSequence, Generator or None
+        All randomness (failure clocks, jitter) is drawn from one ``np.random.Generator``
+        seeded from ``as_seed_sequence(seed)``: the same seed gives an identical result.
+    failure_trace : array of shape (n, 2) or None
+        Rows (time_s, group) replace the random clocks: group w's next failure after a renewal
+        at time t is its first trace time > t (failures while a group is down are absorbed).
+        Lets a user replay a real failure log.
+    layout : 'ruler', 'consecutive', a Layout or offsets
+        SPARe's stacking layout (SPEC §2); ignored by 'rep' and 'ckpt'.
+    exact_patch : bool
+        False (the paper's simulator): at most one patch stack per survivor per retry. True:
+        each survivor recomputes every type of its new first S* positions it did not compute in
+        the failed attempt.
+    max_wall_s : float or None
+        Stop (``completed=False``, with a RuntimeWarning) when the wall clock passes this;
+        default 1000·T0.
+
+    Returns
+    -------
+    SimResult
+
+    Raises
+    ------
+    ValueError
+        On a bad method, N, r, ckpt_steps, config, trace or layout.
+
+    Examples
+    --------
+    >>> from spare_lib.cluster import h100_600k
+    >>> cfg = h100_600k(200, steps=100, jitter_sigma=0.0)
+    >>> # no failures: 100 steps of 64 s + 2 s, plus 10 checkpoints of 58.8 s
+    >>> round(simulate("spare", 200, 9, 10, cfg, failure_trace=np.empty((0, 2))).total_s, 3)
+    7188.235
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if not isinstance(config, ClusterConfig):
+        raise ValueError(f"config must be a spare_lib.cluster.ClusterConfig, got "
+                         f"{type(config).__name__}")
+    N = check_int("N", N, lo=1)
+    r = check_int("r", r, lo=1, hi=N)
+    if method == "ckpt" and r != 1:
+        raise ValueError(f"r must be 1 for method='ckpt' (CKPT-only has no redundancy), got {r}")
+    if ckpt_steps is not None:
+        ckpt_steps = check_int("ckpt_steps", ckpt_steps, lo=1)
+    T0 = config.t0_s()
+    if max_wall_s is None:
+        max_wall_s = 1000.0 * T0
+    max_wall_s = check_positive("max_wall_s", max_wall_s)
+
+    if method == "spare":
+        lay = _resolve_layout(layout, N, r)
+        base = np.array(lay.stacks, dtype=np.int64, order="C")  # writable: one signature
+        set_of = np.zeros(N, dtype=np.int64)
+        n_sets = 1
+    else:
+        base = np.arange(N, dtype=np.int64).reshape(N, 1)
+        set_of = np.arange(N, dtype=np.int64) // r
+        n_sets = int(set_of[-1]) + 1
+
+    if failure_trace is not None:
+        tr_ptr, tr_times = _trace_arrays(failure_trace, N)
+        dist = _DIST_TRACE
+    else:
+        tr_ptr, tr_times = np.zeros(N + 1, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        dist = _DIST_CODE[config.failure_dist]
+    if config.failure_dist == "weibull":
+        scale = config.weibull_scale_s(N)
+    else:
+        scale = config.group_mean_s(N)
+
+    rng = np.random.default_rng(as_seed_sequence(seed))
+    fout = np.zeros(_N_F, dtype=np.float64)
+    iout = np.zeros(_N_I, dtype=np.int64)
+    per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
+    n_rec = _core(method == "spare", base, set_of, n_sets, float(r), config.steps,
+                  0 if ckpt_steps is None else ckpt_steps, bool(exact_patch),
+                  config.compute_per_stack_s, config.jitter_sigma, config.jitter_min,
+                  config.allreduce_s, config.allreduce_fail_factor, config.restart_s,
+                  config.shrink_s, config.checkpoint_s, dist, config.weibull_shape, scale,
+                  tr_ptr, tr_times, rng, max_wall_s, fout, iout, per_restart)
+
+    total = float(fout[_F_TOTAL])
+    down = float(fout[_F_RESTART] + fout[_F_SHRINK])
+    commits = int(iout[_I_COMMITS])
+    completed = bool(iout[_I_DONE])
+    if not completed:
+        warnings.warn(f"simulate({method!r}, N={N}, r={r}, ckpt_steps={ckpt_steps}) stopped at "
+                      f"max_wall_s={max_wall_s:.3g} s with {int(iout[_I_COMMITTED])} of "
+                      f"{config.steps} steps committed", RuntimeWarning, stacklevel=2)
+    if method == "spare":
+        overhead = float(fout[_F_SUM_S]) / commits if commits else float("nan")
+    else:
+        overhead = float(r)
+    patch_ovh = float(fout[_F_PATCH]) / (N * commits) if commits else float("nan")
+    return SimResult(
+        method=method, N=N, r=r, ckpt_steps=ckpt_steps, steps=config.steps,
+        total_s=total, up_s=total - down, down_s=down, restart_s=float(fout[_F_RESTART]),
+        shrink_s=float(fout[_F_SHRINK]), checkpoint_s=float(fout[_F_CKPT_TIME]), t0_s=T0,
+        ttt_over_t0=total / T0, availability=(total - down) / total if total > 0 else 1.0,
+        overhead=overhead, patch_overhead=patch_ovh,
+        full_restarts=int(iout[_I_RESTARTS]), masked_failures=int(iout[_I_MASKED]),
+        failures_noticed=int(iout[_I_FAILS]), phase0_events=int(iout[_I_PHASE0]),
+        reorder_events=int(iout[_I_REORDER]), steps_redone=int(iout[_I_REDONE]),
+        commits=commits, attempts=int(iout[_I_ATTEMPTS]), compute_events=int(iout[_I_STACKS]),
+        checkpoints_written=int(iout[_I_CKPT_OK]), checkpoint_failures=int(iout[_I_CKPT_FAIL]),
+        completed=completed,
+        failures_between_restarts=tuple(int(x) for x in per_restart[:n_rec]),
+    )
+
+
+def task_seed(seed: SeedLike, index: int) -> np.random.SeedSequence:
+    """Seed of task ``index`` of a batch: child ``index`` of the root ``SeedSequence``.
+
+    Depends only on (seed, index), never on the worker that runs the task.
+    """
+    root = as_seed_sequence(seed)
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, int(index)))
+
+
+def _run_task(args: tuple[dict[str, Any], np.random.SeedSequence]) -> SimResult:
+    kwargs, ss = args
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return simulate(**kwargs, seed=ss)
+
+
+def simulate_many(tasks: Sequence[dict[str, Any]], seed: SeedLike = None, workers: int = 2,
+                  progress: bool = False, backend: str = "processes",
+                  client: Any = None) -> list[SimResult]:
+    """Run :func:`simulate` for every task (a dict of its keyword arguments), by default in a pool.
+
+    The tasks run through :func:`spare_lib.cluster.executor.execute`, the executor of
+    :func:`~spare_lib.cluster.sweep.run_sweep`.
+
+    Parameters
+    ----------
+    tasks : sequence of dict
+        Keyword arguments of :func:`simulate` without ``seed`` (method, N, r, ckpt_steps,
+        config, and optionally failure_trace, layout, exact_patch, max_wall_s).
+    seed : int, SeedSequence, Generator or None
+        Root seed; task i runs with :func:`task_seed` (seed, i), so the results do not depend on
+        ``workers`` or ``backend`` (tested) and a task's result does not depend on the other
+        tasks.
+    workers : int
+        Worker processes of the pool (1: run in this process), or of the Dask LocalCluster
+        started when ``backend='dask'`` and ``client`` is None.
+    progress : bool
+        Show a tqdm progress bar.
+    backend : {'serial', 'processes', 'dask'}
+        'serial' runs in this process; 'processes' is a local spawn-context process pool
+        (largest tasks, by N·r, first); 'dask' runs on ``client``.
+    client : dask.distributed.Client, str or None
+        For 'dask': an existing client or a scheduler address; None starts a LocalCluster.
+
+    Returns
+    -------
+    list of SimResult
+        In task order.
+    """
+    from spare_lib.cluster.executor import check_backend, execute
+
+    workers = check_int("workers", workers, lo=1)
+    check_backend(backend)
+    tasks = [dict(t) for t in tasks]
+    for i, t in enumerate(tasks):
+        if "seed" in t:
+            raise ValueError(f"tasks must not carry a 'seed' (task {i}); pass the root seed")
+    root = as_seed_sequence(seed)
+    args = [(t, task_seed(root, i)) for i, t in enumerate(tasks)]
+    if backend == "processes" and workers == 1:
+        backend = "serial"
+    order = None
+    if backend != "serial":
+        # biggest runs first (N·r as a proxy) for a balanced pool
+        order = sorted(range(len(tasks)), key=lambda i: -tasks[i]["N"] * tasks[i]["r"])
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(tasks), desc="simulate")
+    out: list[SimResult | None] = [None] * len(tasks)
+
+    def done(i: int, res: SimResult) -> None:
+        out[i] = res
+        if bar is not None:
+            bar.update()
+
+    try:
+        execute(_run_task, args, backend=backend, client=client, workers=workers, order=order,
+                on_done=done)
+    finally:
+        if bar is not None:
+            bar.close()
+    return out  # type: ignore[return-value]

@@ -1,0 +1,74 @@
+"""Run the project's notebooks through papermill (used by ``spare figures`` and the tests)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from spare_lib.config import REPO_ROOT
+
+NOTEBOOK_DIR = REPO_ROOT / "notebooks"
+
+
+def notebook_paths() -> list[Path]:
+    """All notebooks in reading order (their NN_ prefix)."""
+    return sorted(NOTEBOOK_DIR.glob("[0-9][0-9]_*.ipynb"))
+
+
+def run_notebook(path: Path, smoke: bool, out_dir: str | os.PathLike[str] | None = None,
+                 executed_dir: str | os.PathLike[str] | None = None, seed: int = 2026,
+                 timeout_s: int = 3600) -> Path:
+    """Execute one notebook with papermill; return the executed copy's path.
+
+    Parameters
+    ----------
+    path : Path
+        The notebook.
+    smoke : bool
+        Passed as the ``SMOKE`` parameter.
+    out_dir : path or None
+        Passed as ``OUT_DIR`` (None: the notebook decides: figures/ in full mode, a temp folder
+        in smoke mode).
+    executed_dir : path or None
+        Where the executed copy goes (never into notebooks/, which stay output-free).
+    """
+    import papermill as pm
+
+    executed = Path(executed_dir or Path(tempfile.gettempdir()) / "spare-lab-executed")
+    executed.mkdir(parents=True, exist_ok=True)
+    target = executed / path.name
+    params = {"SMOKE": bool(smoke), "SEED": int(seed),
+              "OUT_DIR": None if out_dir is None else str(out_dir)}
+    env_smoke = os.environ.get("SPARE_SMOKE")
+    try:
+        os.environ["SPARE_SMOKE"] = "1" if smoke else "0"
+        pm.execute_notebook(str(path), str(target), parameters=params, kernel_name="python3",
+                            cwd=str(path.parent), progress_bar=False, execution_timeout=timeout_s)
+    finally:
+        if env_smoke is None:
+            os.environ.pop("SPARE_SMOKE", None)
+        else:
+            os.environ["SPARE_SMOKE"] = env_smoke
+    return target
+
+
+def run_all(smoke: bool = False, only: str | None = None, out_dir: str | None = None,
+            executed_dir: str | None = None) -> list[tuple[str, float]]:
+    """Run every notebook (or those whose name contains ``only``) in order; return timings."""
+    paths = notebook_paths()
+    if only is not None:
+        paths = [p for p in paths if only in p.stem]
+        if not paths:
+            names = ", ".join(p.stem for p in notebook_paths())
+            raise ValueError(f"--only {only!r} matches no notebook; notebooks are: {names}")
+    timings = []
+    for p in paths:
+        t0 = time.perf_counter()
+        print(f"[spare figures] {p.stem} ({'smoke' if smoke else 'full'}) ...", flush=True)
+        run_notebook(p, smoke=smoke, out_dir=out_dir, executed_dir=executed_dir)
+        dt = time.perf_counter() - t0
+        timings.append((p.stem, dt))
+        print(f"[spare figures] {p.stem} done in {dt:.0f} s", flush=True)
+    return timings

@@ -1,0 +1,137 @@
+"""REGISTRY: every figure spare-lab publishes -> the notebook that makes it and its file stem.
+
+README's figure table is generated from this registry (:func:`update_readme`); a test fails when
+the two disagree, and the notebook tests check that each notebook writes every stem registered
+for it. Add an entry here whenever a notebook saves a new figure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from spare_lib.config import REPO_ROOT
+
+
+@dataclass(frozen=True)
+class FigureSpec:
+    """One published figure.
+
+    Attributes
+    ----------
+    stem : str
+        File stem in ``figures/`` (PDF and PNG), named by content.
+    paper : str
+        Which paper figure/table it reproduces, or "beyond the paper".
+    notebook : str
+        Notebook stem in ``notebooks/`` that writes it.
+    description : str
+        One line: what the figure shows.
+    """
+
+    stem: str
+    paper: str
+    notebook: str
+    description: str
+
+
+REGISTRY: tuple[FigureSpec, ...] = (
+    FigureSpec("stacking_layouts", "Fig. 2 (stacking)", "10_stacking_and_wipeout",
+               "Ruler vs consecutive stacking layout, N=12, r=3: groups × stack levels, colour = type"),
+    FigureSpec("wipeout_sequence", "Fig. 2 (failures)", "10_stacking_and_wipeout",
+               "A failure sequence on N=12, r=3 until the first wipe-out, live holders per type"),
+    FigureSpec("mu_mc_vs_closed_form", "§4 μ validation", "10_stacking_and_wipeout",
+               "Monte Carlo μ(N,r) vs closed form Γ(1+1/r)N^(1-1/r), N=200/600/1000, relative error"),
+    FigureSpec("mu_ruler_vs_consecutive", "beyond the paper", "10_stacking_and_wipeout",
+               "Failures to wipe-out: consecutive vs ruler layout over r at N=600"),
+    FigureSpec("rectlr_reorder_example", "Fig. 3 (RECTLR reorder)", "20_rectlr",
+               "N=12, r=3, groups 4 and 5 fail: Phase 0 misses types 4, 5; Phase 2 moves one shard at S*=2"),
+    FigureSpec("rectlr_phase1_graph", "§4 RECTLR Phase 1", "20_rectlr",
+               "Phase 1 bipartite graph types × survivors (capacity S*) of the worked example, "
+               "with the chosen assignment"),
+    FigureSpec("rectlr_sequence_stats", "§4/§8 RECTLR statistics", "20_rectlr",
+               "Along failure sequences at N=600, r=8 and 20: Phase 0 share vs k, S* − c(k), "
+               "shards moved per event"),
+    FigureSpec("rectlr_phase0_share_by_r", "§8 RECTLR Phase 0 share", "20_rectlr",
+               "Share of failure events settled by Phase 0 vs r, N=600 and 1000"),
+    FigureSpec("exactness_training", "§3–4 claim (masked failures change nothing)", "40_exactness",
+               "Real worker processes killed mid-step, N=16, r=3: loss curves of failure-free, "
+               "SPARe and drop; max |Δθ| vs failure-free (SPARe exactly 0, drop drifts)"),
+    FigureSpec("exactness_timeline", "beyond the paper", "40_exactness",
+               "The SPARe run of 40_exactness per executed step: live groups, injected faults by "
+               "phase, stack depth S, the wipe-out and the redone steps"),
+    FigureSpec("mu_approximations", "§4 μ derivation", "30_theory",
+               "Γ form, Γ form + ½ and the independent-types integral against finite-N μ, over r"),
+    FigureSpec("availability_vs_checkpoint_period", "Eq. 2 (availability model)", "30_theory",
+               "A(T_c) at T_f = μ·m with T_c* marked; T_c* vs Young's sqrt(2T_s(T_f+T_r)) and A*"),
+    FigureSpec("mu_closed_finite_vs_mc", "§4 μ validation (≤ 1.13 %)", "35_mc_validation",
+               "μ: closed form and finite-N form vs Monte Carlo over r, N=200/600/1000, errors"),
+    FigureSpec("overhead_eq5_vs_mc", "§4 S̄ validation (≤ 0.60 %)", "35_mc_validation",
+               "S̄: Eq. 5 and the finite-N renewal form vs Monte Carlo with exact S*, errors"),
+    FigureSpec("ttt_vs_r_r_star", "Eq. 7, r*", "35_mc_validation",
+               "J(r) = S̄/A*(μm) for N=200/600/1000: closed-form r* vs numeric minima"),
+    FigureSpec("r_star_vs_n", "r* ≈ log2 N + 0.833", "35_mc_validation",
+               "Optimal redundancy against N from 10 to 1e5: closed form vs argmin J"),
+    FigureSpec("layouts_mu_overhead", "beyond the paper", "35_mc_validation",
+               "μ and S̄ for ruler, consecutive, random offsets and disjoint replication at N=600"),
+    FigureSpec("restart_dominant_regime", "Fig. 1 (motivation)", "50_restart_dominant_regime",
+               "System MTBF and restart time vs #GPUs, and the share of wall time CKPT-only, "
+               "Rep+CKPT and SPARe+CKPT lose to restarts (simulated)"),
+    FigureSpec("cluster_ttt_vs_r", "Fig. 6", "60_cluster_600k",
+               "Time-to-train / T0 vs r at 600k GPUs, N=200/600/1000: SPARe+CKPT and Rep+CKPT "
+               "simulated (mean, min-max over trials) and Eq. 7"),
+    FigureSpec("cluster_availability_vs_r", "Fig. 7", "60_cluster_600k",
+               "Availability vs r, simulated SPARe+CKPT and Rep+CKPT and Eq. 2"),
+    FigureSpec("cluster_overhead_vs_r", "Fig. 8", "60_cluster_600k",
+               "Average stacks computed per step vs r, simulated and Eq. 5"),
+    FigureSpec("rectlr_phase0_share", "§5 (RECTLR phase 0 claim)", "60_cluster_600k",
+               "Share of SPARe failure events settled by RECTLR phase 0 (no reorder) vs r"),
+    FigureSpec("explore_default", "Eqs. 2, 7 (capacity planning)", "90_explore",
+               "Closed-form TTT/T0 and availability vs r of SPARe+CKPT, Rep+CKPT and CKPT-only "
+               "at the default point (N=600, m=5 min, T_r=60 min, T_s=58.8 s); stars = `spare plan`'s r"),
+)
+
+README_START = "<!-- figures:start (generated by spare_lib.figures.update_readme; do not edit) -->"
+README_END = "<!-- figures:end -->"
+
+
+def by_notebook() -> dict[str, list[FigureSpec]]:
+    """Registry entries grouped by notebook stem, in registry order."""
+    out: dict[str, list[FigureSpec]] = {}
+    for spec in REGISTRY:
+        out.setdefault(spec.notebook, []).append(spec)
+    return out
+
+
+def readme_table() -> str:
+    """The Markdown figure table README.md carries between its figure markers."""
+    lines = ["| figure | reproduces | notebook | what it shows |", "|---|---|---|---|"]
+    for s in REGISTRY:
+        lines.append(f"| [`{s.stem}`](figures/{s.stem}.png) | {s.paper} | "
+                     f"[`{s.notebook}`](notebooks/{s.notebook}.ipynb) | {s.description} |")
+    return "\n".join(lines)
+
+
+def _readme_block() -> str:
+    return f"{README_START}\n{readme_table()}\n{README_END}"
+
+
+def readme_in_sync(path: Path | None = None) -> bool:
+    """True when README.md's figure table equals :func:`readme_table`."""
+    text = (path or REPO_ROOT / "README.md").read_text()
+    return _readme_block() in text
+
+
+def update_readme(path: Path | None = None) -> bool:
+    """Rewrite README.md's figure table from the registry; return True if the file changed."""
+    path = path or REPO_ROOT / "README.md"
+    text = path.read_text()
+    pattern = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"{path} has no figure markers {README_START!r} ... {README_END!r}")
+    new = pattern.sub(lambda _m: _readme_block(), text)
+    if new != text:
+        path.write_text(new)
+        return True
+    return False
