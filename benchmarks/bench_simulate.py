@@ -5,9 +5,12 @@
 2. The whole Figs. 6–8 sweep (55 (N, r) points × SPARe+CKPT and Rep+CKPT × trials) on a
    2-process pool (target ≤ 3 min for 3 trials).
 3. Peak resident memory of this process and its workers (target ≤ 1 GB).
+4. ``--seam``: today's core (methods behind hooks) against the core before the method seam
+   (``_core_before_seam.py``), N=1000, r=9, 10,000 steps, interleaved repeats in one run
+   (issue 11 target: at most 10 % slower), with a check that both give identical outputs.
 
 Usage: ``NUMBA_CACHE_DIR=.numba_cache python benchmarks/bench_simulate.py [--repeats 5]
-[--trials 3] [--workers 2] [--skip-sweep]``
+[--trials 3] [--workers 2] [--skip-sweep] [--seam]``
 """
 
 from __future__ import annotations
@@ -47,6 +50,53 @@ def single_run(repeats: int) -> None:
     print(f"Rep+CKPT N=1000 r=3 C=10: median {statistics.median(rep):.3f} s")
 
 
+def seam(repeats: int) -> None:
+    """Old (pre-seam) and new core, same inputs, interleaved; median time ratio new / old."""
+    import numpy as np
+
+    import _core_before_seam as old
+    from spare_lib.cluster import core
+    from spare_lib.cluster.methods import METHOD_CODES, make_spare_state
+    from spare_lib.stacking import ruler_layout
+
+    N, r, C = 1000, 9, 30
+    cfg = h100_600k(N)
+    base = np.array(ruler_layout(N, r).stacks, dtype=np.int64, order="C")
+    args = (cfg.steps, C, cfg.compute_per_stack_s, cfg.jitter_sigma, cfg.jitter_min,
+            cfg.allreduce_s, cfg.allreduce_fail_factor, cfg.restart_s, cfg.shrink_s,
+            cfg.checkpoint_s)
+    fail = (0, cfg.weibull_shape, cfg.weibull_scale_s(N), np.zeros(N + 1, np.int64),
+            np.zeros(0, np.float64))
+
+    def run_old(seed: int) -> tuple:
+        fo, io, pr = np.zeros(6), np.zeros(13, np.int64), np.zeros(core.MAX_RESTART_RECORDS, np.int64)
+        old._core(True, base, np.zeros(N, np.int64), 1, float(r), args[0], args[1], False,
+                  *args[2:], *fail, np.random.default_rng(seed), 1e12, fo, io, pr)
+        return fo, io
+
+    def run_new(seed: int) -> tuple:
+        fo, io, pr = np.zeros(6), np.zeros(13, np.int64), np.zeros(core.MAX_RESTART_RECORDS, np.int64)
+        core._core(METHOD_CODES["spare"], make_spare_state(base, False), *args, *fail,
+                   np.uint64(0), np.random.default_rng(seed), 1e12, fo, io, pr)
+        return fo, io
+
+    for f in (run_old, run_new):  # JIT / cache load
+        f(0)
+    t_old, t_new = [], []
+    for i in range(repeats):
+        pair = ((run_old, t_old), (run_new, t_new))
+        for f, acc in (pair if i % 2 == 0 else pair[::-1]):  # alternate who runs first
+            t = time.perf_counter()
+            f(100 + i)
+            acc.append(time.perf_counter() - t)
+        a, b = run_old(100 + i), run_new(100 + i)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]), "old and new cores differ"
+    mo, mn = statistics.median(t_old), statistics.median(t_new)
+    print(f"seam: N=1000 r=9 10,000 steps, median old {mo:.3f} s, new {mn:.3f} s over {repeats} "
+          f"interleaved repeats: new/old = {mn / mo:.3f} (target <= 1.10; min/min "
+          f"{min(t_new) / min(t_old):.3f}); outputs identical")
+
+
 def sweep(trials: int, workers: int) -> None:
     tasks = []
     for N in PAPER_N:
@@ -69,7 +119,11 @@ def main() -> None:
     ap.add_argument("--trials", type=int, default=3)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-sweep", action="store_true")
+    ap.add_argument("--seam", action="store_true", help="old core against new core, then exit")
     a = ap.parse_args()
+    if a.seam:
+        seam(max(a.repeats, 7))
+        return
     single_run(a.repeats)
     if not a.skip_sweep:
         sweep(a.trials, a.workers)

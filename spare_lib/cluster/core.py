@@ -33,7 +33,15 @@ Model (SPEC §3–5, every detail is implemented as written there):
 Downtime is restart plus shrink time; compute, all-reduce, checkpoints and redone steps count
 as uptime. T0 = steps·(64 s + T_a).
 
-The controller is :func:`spare_lib.rectlr.rectlr_kernel` (numba), called from the numba core.
+What differs between methods (the compute phase of a group, what a noticed failure does, how a
+failed attempt is resolved, the reset at a restart) is asked of the method's hooks through
+:mod:`spare_lib.cluster.methods.dispatch`; this loop is the same for every method. SPARe's
+controller is :func:`spare_lib.rectlr.rectlr_kernel` (numba), called from SPARe's ``resolve``.
+
+Failure clocks (``dist``): 0 Weibull and 1 exponential drawn from the run's generator; 2 a
+replayed trace; 3 Weibull and 4 exponential from *failure streams*: group w's j-th gap comes
+from a counter-based hash of (failure_seed, w, j) (splitmix64), so every method and r given the
+same failure seed sees the same gap sequence per group (common random numbers).
 """
 
 from __future__ import annotations
@@ -41,7 +49,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spare_lib.rectlr.kernels import rectlr_kernel
+from spare_lib.cluster.methods import dispatch as hooks
+from spare_lib.cluster.methods._common import COMMIT_FIXED, COMPUTE_MULT, DEPTH, RETRY, WIPEOUT
+from spare_lib.cluster.methods._common import jitter as _jitter
 
 # Slots of the float / int result arrays of the core.
 _F_TOTAL, _F_RESTART, _F_SHRINK, _F_SUM_S, _F_PATCH, _F_CKPT_TIME = range(6)
@@ -52,62 +62,70 @@ _N_I = 13
 #: How many per-restart failure counts the core records at most (the first ones).
 MAX_RESTART_RECORDS = 100_000
 
-# --------------------------------------------------------------------------------------------
-# numba core
-# --------------------------------------------------------------------------------------------
+#: Failure-clock codes (``dist``) of the core.
+DIST_WEIBULL, DIST_EXPONENTIAL, DIST_TRACE, DIST_WEIBULL_STREAM, DIST_EXPONENTIAL_STREAM = range(5)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_ROUND = np.uint64(0xD1B54A32D192ED03)
+
 
 @njit(cache=True)
-def _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur):  # pragma: no cover
+def _mix64(z):  # pragma: no cover
+    """splitmix64's finaliser (Steele, Lea and Flood 2014): a bijection of uint64."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def stream_uniform(fseed, w, j):  # pragma: no cover
+    """Uniform on (0, 1] for gap j of group w under failure seed ``fseed`` (uint64)."""
+    z = _mix64(fseed + np.uint64(w + 1) * _GOLDEN)
+    z = _mix64(z + np.uint64(j + 1) * _ROUND)
+    return (np.float64(z >> np.uint64(11)) + 1.0) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt):  # pragma: no cover
     """Next failure time of group w after a renewal at time t."""
-    if dist == 0:
+    if dist == DIST_WEIBULL:
         return t + scale * rng.weibull(shape)
-    if dist == 1:
+    if dist == DIST_EXPONENTIAL:
         return t + rng.exponential(scale)
-    c = tr_cur[w]
-    end = tr_ptr[w + 1]
-    while c < end and tr_times[c] <= t:
-        c += 1
-    tr_cur[w] = c
-    if c < end:
-        return tr_times[c]
-    return np.inf
+    if dist == DIST_TRACE:
+        c = tr_cur[w]
+        end = tr_ptr[w + 1]
+        while c < end and tr_times[c] <= t:
+            c += 1
+        tr_cur[w] = c
+        if c < end:
+            return tr_times[c]
+        return np.inf
+    u = stream_uniform(fseed, w, fcnt[w])
+    fcnt[w] += 1
+    if dist == DIST_WEIBULL_STREAM:
+        return t + scale * (-np.log(u)) ** (1.0 / shape)
+    return t - scale * np.log(u)
 
 
 @njit(cache=True)
-def _jitter(rng, sigma, lo):  # pragma: no cover
-    if sigma == 0.0:
-        return 1.0
-    j = 1.0 + sigma * rng.standard_normal()
-    return j if j > lo else lo
-
-
-@njit(cache=True)
-def _notice(w, t, alive, nf, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur):  # pragma: no cover
-    alive[w] = False
-    nf[w] = _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur)
-
-
-@njit(cache=True)
-def _core(is_spare, base_stacks, set_of, n_sets, rep_r, steps, ckpt_every, exact_patch,
-          compute_s, sigma, jit_lo, ta, fail_factor, restart_len, shrink, ts,
-          dist, shape, scale, tr_ptr, tr_times, rng, max_wall,
+def _core(code, ms, steps, ckpt_every, compute_s, sigma, jit_lo, ta, fail_factor, restart_len,
+          shrink, ts, dist, shape, scale, tr_ptr, tr_times, fseed, rng, max_wall,
           fout, iout, per_restart):  # pragma: no cover
-    N, r = base_stacks.shape
+    N = ms[0].shape[0]
+    ints = ms[6]
+    gi = ms[2]
+    flts = ms[7]
     # sum-then-bridge sampling of a group's stack times is exact while clipping is negligible
     bridge = sigma > 0.0 and (1.0 - jit_lo) > 9.0 * sigma
-    stacks = base_stacks.copy()
     alive = np.ones(N, dtype=np.bool_)
     nf = np.empty(N, dtype=np.float64)
     tr_cur = tr_ptr[:-1].copy()
-    patch = np.zeros(N, dtype=np.int64)
-    set_live = np.zeros(n_sets, dtype=np.int64)
+    fcnt = np.zeros(N, dtype=np.int64)
     for w in range(N):
-        nf[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur)
-        set_live[set_of[w]] += 1
-    set_size = set_live.copy()
+        nf[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
 
     t = 0.0
-    S = 1
     committed = 0
     last_ckpt = 0
     pending_flag = False
@@ -144,112 +162,95 @@ def _core(is_spare, base_stacks, set_of, n_sets, rep_r, steps, ckpt_every, exact
                 pending_flag = False
             tbar = t
             min_nf = np.inf
+            depth = ints[DEPTH]
+            mult = flts[COMPUTE_MULT]
             for w in range(N):
                 if not alive[w]:
                     continue
+                # the method says how much to compute: nst units of unit_s each (SPARe: its
+                # first S stack entries, or its patch on a retry; Rep: one r·64 s compute)
+                nst, unit_s = hooks.work(code, retry, gi[w], depth, mult, compute_s)
+                nf_w = nf[w]
                 tw = t
-                if is_spare:
-                    nst = patch[w] if retry else S
-                    if nst >= 2 and bridge and nf[w] > tw:
-                        # The nst stack times are iid N(1, σ²)·64 s (clipping at 0.1 is more
-                        # than 9σ away): draw their sum first; only a group whose clock falls
-                        # inside it needs the individual times, drawn from the exact Gaussian
-                        # bridge X_k | rest ~ N(rest/m, σ²(1 - 1/m)) over the m left.
-                        tot = nst + sigma * np.sqrt(nst) * rng.standard_normal()
-                        if nf[w] > tw + compute_s * tot:
-                            tw += compute_s * tot
-                            n_stacks += nst
-                            if retry:
-                                patch_stacks += nst
-                        else:
-                            rest = tot
-                            for k in range(nst):
-                                if k > 0 and nf[w] <= tw:
-                                    _notice(w, tw, alive, nf, dist, shape, scale, rng, tr_ptr,
-                                            tr_times, tr_cur)
-                                    n_flag += 1
-                                    n_new += 1
-                                    break
-                                m = nst - k
-                                if m == 1:
-                                    d = rest
-                                else:
-                                    d = rest / m + sigma * np.sqrt(1.0 - 1.0 / m) * \
-                                        rng.standard_normal()
-                                    rest -= d
-                                tw += compute_s * d
-                                n_stacks += 1
-                                if retry:
-                                    patch_stacks += 1.0
+                failed = False
+                if nst >= 2 and bridge and nf_w > tw:
+                    # The nst unit times are iid N(1, σ²)·unit_s (clipping at 0.1 is more than
+                    # 9σ away): draw their sum first; only a group whose clock falls inside it
+                    # needs the individual times, drawn from the exact Gaussian bridge
+                    # X_k | rest ~ N(rest/m, σ²(1 - 1/m)) over the m left.
+                    tot = nst + sigma * np.sqrt(nst) * rng.standard_normal()
+                    if nf_w > tw + unit_s * tot:
+                        tw += unit_s * tot
+                        n_stacks += nst
+                        if retry:
+                            patch_stacks += nst
                     else:
-                        for _p in range(nst):
-                            if nf[w] <= tw:
-                                _notice(w, tw, alive, nf, dist, shape, scale, rng, tr_ptr,
-                                        tr_times, tr_cur)
-                                n_flag += 1
-                                n_new += 1
+                        rest = tot
+                        for k in range(nst):
+                            if k > 0 and nf_w <= tw:
+                                failed = True
                                 break
-                            tw += compute_s * _jitter(rng, sigma, jit_lo)
+                            m = nst - k
+                            if m == 1:
+                                d = rest
+                            else:
+                                d = rest / m + sigma * np.sqrt(1.0 - 1.0 / m) * \
+                                    rng.standard_normal()
+                                rest -= d
+                            tw += unit_s * d
                             n_stacks += 1
                             if retry:
                                 patch_stacks += 1.0
                 else:
-                    if nf[w] <= tw:
-                        _notice(w, tw, alive, nf, dist, shape, scale, rng, tr_ptr, tr_times,
-                                tr_cur)
-                        n_flag += 1
-                        n_new += 1
-                        set_live[set_of[w]] -= 1
-                    else:
-                        tw += rep_r * compute_s * _jitter(rng, sigma, jit_lo)
+                    for _p in range(nst):
+                        if nf_w <= tw:
+                            failed = True
+                            break
+                        tw += unit_s * _jitter(rng, sigma, jit_lo)
                         n_stacks += 1
+                        if retry:
+                            patch_stacks += 1.0
+                if failed:
+                    alive[w] = False
+                    nf[w] = _renew(w, tw, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
+                                   fseed, fcnt)
+                    hooks.notice(code, w, ms)
+                    n_flag += 1
+                    n_new += 1
+                elif nf[w] < min_nf:
+                    min_nf = nf[w]
                 if tw > tbar:
                     tbar = tw
-                if alive[w] and nf[w] < min_nf:
-                    min_nf = nf[w]
             # barrier (slowest group), then every live group is polled at the all-reduce
             for w in range(N):
                 if min_nf > tbar:
                     break  # no live clock has run out: nobody to notice
                 if alive[w] and nf[w] <= tbar:
-                    _notice(w, tbar, alive, nf, dist, shape, scale, rng, tr_ptr, tr_times,
-                            tr_cur)
+                    alive[w] = False
+                    nf[w] = _renew(w, tbar, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
+                                   fseed, fcnt)
+                    hooks.notice(code, w, ms)
                     n_flag += 1
                     n_new += 1
-                    if not is_spare:
-                        set_live[set_of[w]] -= 1
             fails += n_new  # the checkpoint leader was counted when it was noticed
             fails_since += n_new
             t = tbar + (ta * fail_factor if n_flag > 0 else ta)
             if n_flag == 0:
                 break  # commit
-            if is_spare:
-                outcome, s_star, _moved = rectlr_kernel(stacks, alive, S, patch, exact_patch)
-                if outcome == 2:
-                    wiped = True
-                    break
-                masked += n_flag
-                t += shrink
-                shrink_time += shrink
-                if outcome == 0:
-                    phase0 += 1
-                    break  # commit: that attempt's (shortened) all-reduce counts
+            outcome = hooks.resolve(code, alive, ms)
+            if outcome == WIPEOUT:
+                wiped = True
+                break
+            masked += n_flag
+            t += shrink
+            shrink_time += shrink
+            if outcome == RETRY:
                 reorder += 1
-                S = s_star
                 retry = True
-            else:
-                dead = False
-                for sid in range(n_sets):
-                    if set_live[sid] == 0:
-                        dead = True
-                        break
-                if dead:
-                    wiped = True
-                    break
-                masked += n_flag
-                t += shrink
-                shrink_time += shrink
-                break  # commit
+                continue
+            if outcome == COMMIT_FIXED:
+                phase0 += 1
+            break  # commit: that attempt's (shortened) all-reduce counts
         if wiped:
             # ---------------- global restart + rollback ----------------
             if n_rec < per_restart.shape[0]:
@@ -262,33 +263,30 @@ def _core(is_spare, base_stacks, set_of, n_sets, rep_r, steps, ckpt_every, exact
             for w in range(N):
                 if alive[w]:
                     if nf[w] <= t0:  # failed unnoticed: noticed at the restart's start
-                        nf[w] = _renew(w, t0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur)
+                        nf[w] = _renew(w, t0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
+                                       fseed, fcnt)
                 else:
                     while nf[w] < t0:  # roll a dead group's overdue clock forward, no cost
                         nf[w] = _renew(w, nf[w], dist, shape, scale, rng, tr_ptr, tr_times,
-                                       tr_cur)
+                                       tr_cur, fseed, fcnt)
                 s = t0
                 while nf[w] < s + restart_len:  # failure inside the window: window restarts
                     s = nf[w]
-                    nf[w] = _renew(w, s, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur)
+                    nf[w] = _renew(w, s, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
+                                   fseed, fcnt)
                 if s + restart_len > tend:
                     tend = s + restart_len
                 alive[w] = True
             restart_time += tend - t0
             t = tend
-            for w in range(N):
-                for p in range(r):
-                    stacks[w, p] = base_stacks[w, p]
-            for sid in range(n_sets):
-                set_live[sid] = set_size[sid]
-            S = 1
+            hooks.reset(code, ms)
             redone += committed - last_ckpt
             committed = last_ckpt
             continue
         # ---------------- commit ----------------
         committed += 1
         commits += 1
-        sum_s += S
+        sum_s += ints[DEPTH]
         if committed == steps:
             done = True
         if ckpt_every > 0 and (committed % ckpt_every == 0 or done):
@@ -301,10 +299,10 @@ def _core(is_spare, base_stacks, set_of, n_sets, rep_r, steps, ckpt_every, exact
                 if leader < 0:
                     break
                 if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
-                    _notice(leader, t, alive, nf, dist, shape, scale, rng, tr_ptr, tr_times,
-                            tr_cur)
-                    if not is_spare:
-                        set_live[set_of[leader]] -= 1
+                    alive[leader] = False
+                    nf[leader] = _renew(leader, t, dist, shape, scale, rng, tr_ptr, tr_times,
+                                        tr_cur, fseed, fcnt)
+                    hooks.notice(code, leader, ms)
                     fails += 1
                     fails_since += 1
                     ck_fail += 1

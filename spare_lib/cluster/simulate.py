@@ -46,9 +46,15 @@ from spare_lib.cluster.core import (
     _I_STACKS,
     _N_F,
     _N_I,
+    DIST_EXPONENTIAL,
+    DIST_EXPONENTIAL_STREAM,
+    DIST_TRACE,
+    DIST_WEIBULL,
+    DIST_WEIBULL_STREAM,
     MAX_RESTART_RECORDS,
     _core,
 )
+from spare_lib.cluster.methods import METHOD_CODES, make_rep_state, make_spare_state
 from spare_lib.stacking.layout import Layout, make_layout
 
 METHODS = ("spare", "rep", "ckpt")
@@ -62,10 +68,10 @@ METHOD_LABEL = {("spare", True): "SPARe+CKPT", ("spare", False): "SPARe",
 
 
 
-_DIST_CODE = {"weibull": 0, "exponential": 1}
+_DIST_CODE = {"weibull": DIST_WEIBULL, "exponential": DIST_EXPONENTIAL}
+_DIST_STREAM = {"weibull": DIST_WEIBULL_STREAM, "exponential": DIST_EXPONENTIAL_STREAM}
 
 
-_DIST_TRACE = 2
 
 
 @dataclass(frozen=True)
@@ -216,7 +222,7 @@ def _resolve_layout(layout: str | Layout | Sequence[int], N: int, r: int) -> Lay
 def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: ClusterConfig,
              seed: SeedLike = None, failure_trace: object = None,
              layout: str | Layout | Sequence[int] = "ruler", *, exact_patch: bool = False,
-             max_wall_s: float | None = None) -> SimResult:
+             max_wall_s: float | None = None, failure_seed: int | None = None) -> SimResult:
     """Simulate one training run of SPARe, Rep or CKPT-only on a failing cluster (SPEC §3–5).
 
     Parameters
@@ -250,6 +256,12 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     max_wall_s : float or None
         Stop (``completed=False``, with a RuntimeWarning) when the wall clock passes this;
         default 1000·T0.
+    failure_seed : int or None
+        Common random numbers. None (default): failure gaps are drawn from ``seed``'s generator,
+        interleaved with the jitter. An int in [0, 2^64): group w's j-th failure gap is a hash
+        of (failure_seed, w, j), independent of the method, r and the jitter, so every candidate
+        run with the same failure_seed sees the same gap sequence per group (differences
+        between candidates are then sharp). Excludes ``failure_trace``.
 
     Returns
     -------
@@ -286,20 +298,23 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
 
     if method == "spare":
         lay = _resolve_layout(layout, N, r)
-        base = np.array(lay.stacks, dtype=np.int64, order="C")  # writable: one signature
-        set_of = np.zeros(N, dtype=np.int64)
-        n_sets = 1
+        state = make_spare_state(np.array(lay.stacks, dtype=np.int64, order="C"), exact_patch)
     else:
-        base = np.arange(N, dtype=np.int64).reshape(N, 1)
-        set_of = np.arange(N, dtype=np.int64) // r
-        n_sets = int(set_of[-1]) + 1
+        state = make_rep_state(N, r)
 
+    fseed = 0
     if failure_trace is not None:
+        if failure_seed is not None:
+            raise ValueError("failure_seed and failure_trace exclude each other: a replayed trace "
+                             "already gives every candidate the same failures")
         tr_ptr, tr_times = _trace_arrays(failure_trace, N)
-        dist = _DIST_TRACE
+        dist = DIST_TRACE
     else:
         tr_ptr, tr_times = np.zeros(N + 1, dtype=np.int64), np.zeros(0, dtype=np.float64)
         dist = _DIST_CODE[config.failure_dist]
+        if failure_seed is not None:
+            fseed = check_int("failure_seed", failure_seed, lo=0, hi=2**64 - 1)
+            dist = _DIST_STREAM[config.failure_dist]
     if config.failure_dist == "weibull":
         scale = config.weibull_scale_s(N)
     else:
@@ -309,12 +324,12 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     fout = np.zeros(_N_F, dtype=np.float64)
     iout = np.zeros(_N_I, dtype=np.int64)
     per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
-    n_rec = _core(method == "spare", base, set_of, n_sets, float(r), config.steps,
-                  0 if ckpt_steps is None else ckpt_steps, bool(exact_patch),
+    n_rec = _core(METHOD_CODES[method], state, config.steps,
+                  0 if ckpt_steps is None else ckpt_steps,
                   config.compute_per_stack_s, config.jitter_sigma, config.jitter_min,
                   config.allreduce_s, config.allreduce_fail_factor, config.restart_s,
                   config.shrink_s, config.checkpoint_s, dist, config.weibull_shape, scale,
-                  tr_ptr, tr_times, rng, max_wall_s, fout, iout, per_restart)
+                  tr_ptr, tr_times, np.uint64(fseed), rng, max_wall_s, fout, iout, per_restart)
 
     total = float(fout[_F_TOTAL])
     down = float(fout[_F_RESTART] + fout[_F_SHRINK])

@@ -21,6 +21,8 @@ from numba import njit
 
 from spare_lib._util.rng import SeedLike, chunk_generators
 from spare_lib._util.validate import check_int
+from spare_lib.stacking._xoshiro import _next_u64, _rotl, _xoshiro_state
+from spare_lib.stacking.domains import check_domain_args, domain_failures_to_wipeout
 from spare_lib.stacking.layout import Layout
 
 #: Trials per independent random stream. Fixed, so results do not depend on ``workers``.
@@ -36,27 +38,6 @@ def _check_layout(layout: object) -> Layout:
 #: Mask applied to the 32-bit sort keys; tests narrow it to force ties through the exact
 #: tie-resolution path (any mask gives the same distribution of T).
 _KEY_MASK = np.uint32(0xFFFFFFFF)
-
-
-@njit(inline="always")
-def _rotl(x: np.uint64, k: int) -> np.uint64:  # pragma: no cover - compiled
-    return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
-
-
-@njit(cache=True, nogil=True)
-def _next_u64(state: np.ndarray) -> np.uint64:  # pragma: no cover - compiled
-    """One xoshiro256** output; ``state`` (4 uint64) is advanced in place."""
-    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    res = _rotl(s1 * np.uint64(5), 7) * np.uint64(9)
-    t = s1 << np.uint64(17)
-    s2 ^= s0
-    s3 ^= s1
-    s1 ^= s2
-    s0 ^= s3
-    s2 ^= t
-    s3 = _rotl(s3, 45)
-    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
-    return res
 
 
 @njit(cache=True, nogil=True)
@@ -177,17 +158,10 @@ def _ftw_kernel(N: int, offs: np.ndarray, n_trials: int, state: np.ndarray,
         out[trial] = _trial_from_keys(ext, N, offs, omax, m, state)
 
 
-def _xoshiro_state(rng: np.random.Generator) -> np.ndarray:
-    """Seed xoshiro256** from the chunk's Generator (4 uint64 words, never all zero)."""
-    state = rng.integers(0, 2**64, size=4, dtype=np.uint64)
-    if not state.any():  # pragma: no cover - probability 2^-256
-        state[0] = 1
-    return state
-
-
 def failures_to_wipeout(layout: Layout, n_trials: int, seed: SeedLike = None,
-                        workers: int = 1) -> np.ndarray:
-    """Sample the number of failures until the first wipe-out.
+                        workers: int = 1, *, domain_size: int = 1,
+                        domain_prob: float = 0.0) -> np.ndarray:
+    """Sample the number of failures (failure events) until the first wipe-out.
 
     Parameters
     ----------
@@ -200,12 +174,20 @@ def failures_to_wipeout(layout: Layout, n_trials: int, seed: SeedLike = None,
         ``SeedSequence``, so the result is the same for any ``workers``.
     workers : int
         Threads running chunks in parallel (the kernel releases the GIL), ≥ 1.
+    domain_size : int
+        D, groups per failure domain (group g is in domain ⌊g/D⌋), 1 ≤ D ≤ N.
+    domain_prob : float
+        q ∈ [0, 1], probability that a failure event is a domain event (kills every live group
+        of a uniformly chosen domain with a live group; see :mod:`spare_lib.stacking.domains`).
+        With q = 0 or D = 1 the law is that of independent failures and this kernel runs
+        unchanged (same numbers for the same seed); otherwise the event kernel
+        :func:`~spare_lib.stacking.domains.domain_failures_to_wipeout` does.
 
     Returns
     -------
     ndarray of int64, shape (n_trials,)
-        Entry i is the 1-based index of the failure that first left some type with no live
-        holder in trial i; its mean estimates μ(N, r).
+        Entry i is the 1-based index of the failure (event) that first left some type with no
+        live holder in trial i; its mean estimates μ(N, r) (μ_q(N, r, D, q) with domains).
 
     Examples
     --------
@@ -217,6 +199,10 @@ def failures_to_wipeout(layout: Layout, n_trials: int, seed: SeedLike = None,
     layout = _check_layout(layout)
     n_trials = check_int("n_trials", n_trials, lo=1)
     workers = check_int("workers", workers, lo=1)
+    D, q = check_domain_args(layout.N, domain_size, domain_prob)
+    if q > 0.0 and D > 1:
+        return domain_failures_to_wipeout(layout, n_trials, seed, workers, domain_size=D,
+                                          domain_prob=q)
     offs = np.asarray(layout.offsets, dtype=np.int64) % layout.N
     out = np.empty(n_trials, dtype=np.int64)
     chunks = chunk_generators(seed, n_trials, CHUNK_TRIALS)

@@ -1,0 +1,61 @@
+"""What every method hook shares: the resolve codes, the method state, the jitter draw.
+
+A method's state is one tuple of arrays, :data:`MethodState`, built in Python by the method's
+``make_state`` and handed unchanged to every hook, so the event core never needs to know what
+a method keeps:
+
+``(stacks, base_stacks, group_i, group_f, set_i, set_i0, ints, floats)``
+
+* ``stacks``, ``base_stacks``: int64 (N, r), the current and base stack of every group
+  (SPARe; other methods keep (N, 1) placeholders);
+* ``group_i`` int64 (N,), ``group_f`` float64 (N,): one int and one float per group (SPARe's
+  patch counts, Rep's replica-set ids, ...);
+* ``set_i``, ``set_i0`` int64 (n,): a current and an initial count per set (Rep's live members
+  per replica set and the set sizes);
+* ``ints`` int64 (8,), ``floats`` float64 (8,): scalars. ``ints[DEPTH]`` is the stack depth S
+  every method reports (1 for methods without stacking).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+#: Outcomes of ``resolve`` after an attempt in which failures were noticed.
+COMMIT_FIXED = 0  # committed as is (SPARe: RECTLR phase 0)
+RETRY = 1  # reconfigured; the same step is retried (SPARe: reorder + patch compute)
+WIPEOUT = 2  # cannot continue: global restart and rollback
+COMMIT_MASKED = 3  # committed after dropping the failed groups (Rep: every set kept a member)
+
+#: Slots of ``ints``.
+DEPTH = 0
+EXACT_PATCH = 1
+#: Slots of ``floats``.
+COMPUTE_MULT = 0  # Rep: r stacks computed as one draw of r·64 s
+
+
+def make_state(stacks: np.ndarray, group_i: np.ndarray, set_i0: np.ndarray,
+               ints: dict[int, int] | None = None, floats: dict[int, float] | None = None,
+               group_f: np.ndarray | None = None) -> tuple:
+    """Assemble a :data:`MethodState` (copies the base stacks and set sizes)."""
+    N = stacks.shape[0]
+    iv = np.zeros(8, dtype=np.int64)
+    iv[DEPTH] = 1
+    for k, v in (ints or {}).items():
+        iv[k] = v
+    fv = np.zeros(8, dtype=np.float64)
+    for k, v in (floats or {}).items():
+        fv[k] = v
+    base = np.ascontiguousarray(stacks, dtype=np.int64)
+    gf = np.zeros(N, dtype=np.float64) if group_f is None else np.asarray(group_f, np.float64)
+    return (base.copy(), base, np.ascontiguousarray(group_i, dtype=np.int64), gf,
+            np.array(set_i0, dtype=np.int64), np.array(set_i0, dtype=np.int64), iv, fv)
+
+
+@njit(cache=True)
+def jitter(rng, sigma, lo):  # pragma: no cover - compiled
+    """One compute-time factor N(1, σ²) clipped at ``lo`` (SPEC §6); 1 when σ = 0."""
+    if sigma == 0.0:
+        return 1.0
+    j = 1.0 + sigma * rng.standard_normal()
+    return j if j > lo else lo

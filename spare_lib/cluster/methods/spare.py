@@ -1,0 +1,63 @@
+"""SPARe's hooks (SPEC §4): stacked compute, RECTLR after failures, base layout at a restart.
+
+* work: a live group computes its first S stack entries (a retry: its patch count), each
+  64 s × its own jitter; the core polls it at the start of each (see :mod:`..core`).
+* resolve: RECTLR (:func:`spare_lib.rectlr.rectlr_kernel`) on the survivors: phase 0 commits
+  (COMMIT_FIXED), a reorder sets S = S* and retries with patch compute (RETRY), no feasible
+  depth is a wipe-out (WIPEOUT).
+* reset: base stacks, S = 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from spare_lib.cluster.methods._common import (
+    COMMIT_FIXED,
+    DEPTH,
+    EXACT_PATCH,
+    RETRY,
+    WIPEOUT,
+    make_state,
+)
+from spare_lib.rectlr.kernels import rectlr_kernel
+
+
+def make_spare_state(base_stacks: np.ndarray, exact_patch: bool) -> tuple:
+    """State of a SPARe run: stacks, the patch count per group (``group_i``), S and the patch mode."""
+    N = base_stacks.shape[0]
+    return make_state(base_stacks, np.zeros(N, dtype=np.int64), np.zeros(1, dtype=np.int64),
+                      ints={EXACT_PATCH: int(bool(exact_patch))})
+
+
+@njit(cache=True, inline="always")
+def spare_work(retry, patch_w, depth, mult, compute_s):  # pragma: no cover
+    """Group's compute this attempt: its first S stack entries (a retry: its patch count),
+    each 64 s × its own jitter."""
+    return (patch_w if retry else depth), compute_s
+
+
+@njit(cache=True)
+def spare_resolve(alive, ms):  # pragma: no cover
+    """RECTLR on the survivors after a failed attempt: COMMIT_FIXED, RETRY or WIPEOUT."""
+    stacks, patch, ints = ms[0], ms[2], ms[6]
+    outcome, s_star, _moved = rectlr_kernel(stacks, alive, ints[DEPTH], patch,
+                                            ints[EXACT_PATCH] != 0)
+    if outcome == 2:
+        return WIPEOUT
+    if outcome == 0:
+        return COMMIT_FIXED
+    ints[DEPTH] = s_star
+    return RETRY
+
+
+@njit(cache=True)
+def spare_reset(ms):  # pragma: no cover
+    """Global restart: every group gets its base stack back, S = 1."""
+    stacks, base = ms[0], ms[1]
+    N, r = base.shape
+    for w in range(N):
+        for p in range(r):
+            stacks[w, p] = base[w, p]
+    ms[6][DEPTH] = 1
