@@ -28,7 +28,7 @@ _EXPORTS = {
     "KillEvent": "injector", "ScheduleInjector": "injector", "WeibullInjector": "injector",
     "Injector": "injector", "PHASES": "injector",
     "run_training": "coordinator", "reference_run": "coordinator",
-    "TrainingRun": "coordinator", "MODES": "coordinator", "WorkerProtocolError": "coordinator",
+    "TrainingRun": "coordinator", "MODES": "coordinator", "WorkerProtocolError": "pool",
 }
 
 __all__ = sorted(_EXPORTS)
