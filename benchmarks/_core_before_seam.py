@@ -10,9 +10,10 @@ import numpy as np
 from numba import njit
 
 from spare_lib.rectlr.kernels import rectlr_kernel
-from spare_lib.cluster.core import (_F_CKPT_TIME, _F_PATCH, _F_RESTART, _F_SHRINK, _F_SUM_S, _F_TOTAL,
-    _I_ATTEMPTS, _I_CKPT_FAIL, _I_CKPT_OK, _I_COMMITS, _I_COMMITTED, _I_DONE, _I_FAILS, _I_MASKED,
-    _I_PHASE0, _I_REDONE, _I_REORDER, _I_RESTARTS, _I_STACKS)
+# the result slots of that core
+_F_TOTAL, _F_RESTART, _F_SHRINK, _F_SUM_S, _F_PATCH, _F_CKPT_TIME = range(6)
+(_I_COMMITS, _I_RESTARTS, _I_MASKED, _I_PHASE0, _I_REORDER, _I_REDONE, _I_CKPT_OK,
+ _I_CKPT_FAIL, _I_FAILS, _I_DONE, _I_COMMITTED, _I_ATTEMPTS, _I_STACKS) = range(13)
 
 @njit(cache=True)
 def _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur):  # pragma: no cover

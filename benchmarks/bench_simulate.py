@@ -5,9 +5,10 @@
 2. The whole Figs. 6–8 sweep (55 (N, r) points × SPARe+CKPT and Rep+CKPT × trials) on a
    2-process pool (target ≤ 3 min for 3 trials).
 3. Peak resident memory of this process and its workers (target ≤ 1 GB).
-4. ``--seam``: today's core (methods behind hooks) against the core before the method seam
-   (``_core_before_seam.py``), N=1000, r=9, 10,000 steps, interleaved repeats in one run
-   (issue 11 target: at most 10 % slower), with a check that both give identical outputs.
+4. ``--seam``: today's ``simulate`` (the core with methods behind hooks) against the core
+   before the method seam (``_core_before_seam.py``), N=1000, r=9, 10,000 steps, interleaved
+   repeats in one run (issue 11 target: at most 10 % slower), with a check that both give
+   identical outputs.
 
 Usage: ``NUMBA_CACHE_DIR=.numba_cache python benchmarks/bench_simulate.py [--repeats 5]
 [--trials 3] [--workers 2] [--skip-sweep] [--seam]``
@@ -52,18 +53,17 @@ def single_run(repeats: int) -> None:
 
 def seam(repeats: int) -> None:
     """Old (pre-seam) and new core, same inputs, interleaved; median time ratio new / old."""
+    import _core_before_seam as old
     import numpy as np
 
-    import _core_before_seam as old
     from spare_lib.cluster import core
-    from spare_lib.cluster.methods import METHOD_CODES, make_spare_state
     from spare_lib.stacking import ruler_layout
 
     N, r, C = 1000, 9, 30
     cfg = h100_600k(N)
     base = np.array(ruler_layout(N, r).stacks, dtype=np.int64, order="C")
     args = (cfg.steps, C, cfg.compute_per_stack_s, cfg.jitter_sigma, cfg.jitter_min,
-            cfg.allreduce_s, cfg.allreduce_fail_factor, cfg.restart_s, cfg.shrink_s,
+            cfg.allreduce_s, cfg.allreduce_fail_factor, cfg.restart_s, cfg.stall_s,
             cfg.checkpoint_s)
     fail = (0, cfg.weibull_shape, cfg.weibull_scale_s(N), np.zeros(N + 1, np.int64),
             np.zeros(0, np.float64))
@@ -75,10 +75,13 @@ def seam(repeats: int) -> None:
         return fo, io
 
     def run_new(seed: int) -> tuple:
-        fo, io, pr = np.zeros(6), np.zeros(13, np.int64), np.zeros(core.MAX_RESTART_RECORDS, np.int64)
-        core._core(METHOD_CODES["spare"], make_spare_state(base, False), *args, *fail,
-                   np.uint64(0), np.random.default_rng(seed), 1e12, fo, io, pr)
-        return fo, io
+        res = simulate("spare", N, r, C, cfg, seed=seed)
+        return (np.array([res.total_s, res.restart_s, res.stall_s, res.checkpoint_s]),
+                np.array([res.commits, res.full_restarts, res.masked_failures, res.phase0_events,
+                          res.reorder_events, res.steps_redone, res.attempts, res.compute_events]))
+
+    def old_view(fo: np.ndarray, io: np.ndarray) -> tuple:
+        return fo[[0, 1, 2, 5]], io[[0, 1, 2, 3, 4, 5, 11, 12]]
 
     for f in (run_old, run_new):  # JIT / cache load
         f(0)
@@ -89,7 +92,7 @@ def seam(repeats: int) -> None:
             t = time.perf_counter()
             f(100 + i)
             acc.append(time.perf_counter() - t)
-        a, b = run_old(100 + i), run_new(100 + i)
+        a, b = old_view(*run_old(100 + i)), run_new(100 + i)
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]), "old and new cores differ"
     mo, mn = statistics.median(t_old), statistics.median(t_new)
     print(f"seam: N=1000 r=9 10,000 steps, median old {mo:.3f} s, new {mn:.3f} s over {repeats} "

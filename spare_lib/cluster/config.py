@@ -3,7 +3,9 @@
 A :class:`ClusterConfig` holds everything the discrete-event simulator
 (:func:`spare_lib.cluster.simulate.simulate`) needs besides the method, N, r and the checkpoint
 interval: step count, per-stack compute time and its jitter, all-reduce time T_a, restart time
-T_r, shrink time, checkpoint write time T_s and the failure law. Units are in the field names.
+T_r, the stall per reconfiguration, checkpoint write time T_s, the failure law and its domains,
+and the knobs of the recovery strategies (rejoin time, micro-batches, data fetch, in-memory
+checkpoints). Units are in the field names.
 
 The per-group failure clock has mean N·m (m = ``system_mtbf_s``), so the system of N groups
 fails on average every m seconds whatever N is.
@@ -22,7 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from spare_lib._util.validate import check_int, check_positive
+from spare_lib._util.validate import check_int, check_positive, check_probability
 
 #: Number of H100 GPUs of the paper's cluster.
 PAPER_GPUS = 600_000
@@ -60,8 +62,12 @@ class ClusterConfig:
     restart_s : float
         Restart time T_r: the failure-free window every group must get through during a global
         restart (3600 s).
-    shrink_s : float
-        Communicator shrink after a masked failure (0.1 s), counted as downtime.
+    stall_s : float
+        Stall per reconfiguration, paid by every method that continues past a failure (SPARe,
+        spare+repair, Rep's masking, both elastic methods) under one rule: one stall per
+        attempt in which failures are noticed (failures noticed at the same poll share it) and
+        one per batch of groups rejoining. The paper's 0.1 s communicator shrink is the default;
+        FT-HSDP measured minutes at 100k GPUs. Counted as downtime.
     checkpoint_s : float
         Checkpoint write time T_s (2e13 B at 340 GB/s ≈ 58.8 s).
     failure_dist : str
@@ -72,6 +78,28 @@ class ClusterConfig:
         System MTBF m of the whole cluster (300 s); the per-group mean is N·m.
     n_gpus : int
         GPUs of the cluster (600,000); informational (M = n_gpus / N per group).
+    domain_size : int
+        D, groups per failure domain (group g is in domain ⌊g/D⌋; the last may be smaller); 1 =
+        no domains.
+    domain_fault_share : float
+        q in [0, 1]: the share of failure events that are domain events. They arrive as their
+        own process (exponential, or Weibull with shape k) at rate q/m, each hits a uniformly
+        chosen domain and kills its live groups at that instant; the per-group clocks are
+        scaled to the rate (1 − q)/m, so the total stays 1/m.
+    rejoin_s : float
+        Time after which a failed group rejoins (replacement, restart, catch-up) for the methods
+        that let groups rejoin (spare+repair, elastic-drop, elastic-rebalance); inf = never.
+    microbatches : int
+        b, micro-batches per shard for elastic-rebalance.
+    fetch_s : float
+        elastic-rebalance: data fetch before the first attempt after the assignment changed
+        (0: shared storage and prefetch).
+    mem_checkpoint_s, mem_restart_s : float
+        In-memory checkpoint tier: write time and restart window (each group's state in one
+        peer group's memory); used with ``simulate(..., mem_ckpt_steps=C)``.
+    mem_ideal : bool
+        The in-memory copy is never lost (an upper bound); otherwise a restart falls back to
+        disk when a group and its peer both died since the memory checkpoint.
     """
 
     steps: int = 10_000
@@ -81,12 +109,20 @@ class ClusterConfig:
     allreduce_s: float = 6.0
     allreduce_fail_factor: float = 0.5
     restart_s: float = 3600.0
-    shrink_s: float = 0.1
+    stall_s: float = 0.1
     checkpoint_s: float = CHECKPOINT_BYTES / CHECKPOINT_BW_BYTES_S
     failure_dist: str = "weibull"
     weibull_shape: float = 0.78
     system_mtbf_s: float = 300.0
     n_gpus: int = PAPER_GPUS
+    domain_size: int = 1
+    domain_fault_share: float = 0.0
+    rejoin_s: float = math.inf
+    microbatches: int = 1
+    fetch_s: float = 0.0
+    mem_checkpoint_s: float = 0.0
+    mem_restart_s: float = 0.0
+    mem_ideal: bool = False
 
     def __post_init__(self) -> None:
         check_int("steps", self.steps, lo=1)
@@ -98,7 +134,7 @@ class ClusterConfig:
         if v > 1.0:
             raise ValueError(f"allreduce_fail_factor must be in [0, 1], got {v!r}")
         check_positive("restart_s", self.restart_s, allow_zero=True)
-        check_positive("shrink_s", self.shrink_s, allow_zero=True)
+        check_positive("stall_s", self.stall_s, allow_zero=True)
         check_positive("checkpoint_s", self.checkpoint_s, allow_zero=True)
         if self.failure_dist not in FAILURE_DISTRIBUTIONS:
             raise ValueError(f"failure_dist must be one of {FAILURE_DISTRIBUTIONS}, "
@@ -106,6 +142,14 @@ class ClusterConfig:
         check_positive("weibull_shape", self.weibull_shape)
         check_positive("system_mtbf_s", self.system_mtbf_s)
         check_int("n_gpus", self.n_gpus, lo=1)
+        check_int("domain_size", self.domain_size, lo=1)
+        check_probability("domain_fault_share", self.domain_fault_share)
+        if not (isinstance(self.rejoin_s, (int, float)) and self.rejoin_s > 0):
+            raise ValueError(f"rejoin_s must be in (0, inf], got {self.rejoin_s!r}")
+        check_int("microbatches", self.microbatches, lo=1)
+        check_positive("fetch_s", self.fetch_s, allow_zero=True)
+        check_positive("mem_checkpoint_s", self.mem_checkpoint_s, allow_zero=True)
+        check_positive("mem_restart_s", self.mem_restart_s, allow_zero=True)
 
     def group_mean_s(self, N: int) -> float:
         """Mean time between failures of one group, N·m seconds."""
@@ -154,7 +198,7 @@ def h100_600k(N: int, **overrides: object) -> ClusterConfig:
     -------
     ClusterConfig
         steps 10,000; 64 s per stack with jitter N(1, 0.05²) clipped ≥ 0.1; T_a; ×0.5 T_a in an
-        attempt with a failure; T_r = 3600 s; shrink 0.1 s; T_s = 58.8 s; Weibull k = 0.78 with
+        attempt with a failure; T_r = 3600 s; stall 0.1 s; T_s = 58.8 s; Weibull k = 0.78 with
         system MTBF m = 300 s.
 
     Examples

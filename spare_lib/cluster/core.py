@@ -54,11 +54,20 @@ from spare_lib.cluster.methods._common import COMMIT_FIXED, COMPUTE_MULT, DEPTH,
 from spare_lib.cluster.methods._common import jitter as _jitter
 
 # Slots of the float / int result arrays of the core.
-_F_TOTAL, _F_RESTART, _F_SHRINK, _F_SUM_S, _F_PATCH, _F_CKPT_TIME = range(6)
-_N_F = 6
+(_F_TOTAL, _F_RESTART, _F_STALL, _F_SUM_S, _F_PATCH, _F_CKPT_TIME, _F_SAMPLES,
+ _F_SAMPLES_ALL) = range(8)
+_N_F = 8
 (_I_COMMITS, _I_RESTARTS, _I_MASKED, _I_PHASE0, _I_REORDER, _I_REDONE, _I_CKPT_OK,
- _I_CKPT_FAIL, _I_FAILS, _I_DONE, _I_COMMITTED, _I_ATTEMPTS, _I_STACKS) = range(13)
-_N_I = 13
+ _I_CKPT_FAIL, _I_FAILS, _I_DONE, _I_COMMITTED, _I_ATTEMPTS, _I_STACKS, _I_REJOINS,
+ _I_MEM_RESTARTS, _I_MEM_CKPT_OK) = range(16)
+_N_I = 16
+
+# Slots of the int / float parameter arrays of the core (built by simulate()).
+(P_STEPS, P_CKPT_EVERY, P_MEM_EVERY, P_DIST, P_REJOIN, P_DOMAIN_SIZE, P_MEM_IDEAL) = range(7)
+_N_PI = 7
+(Q_COMPUTE, Q_SIGMA, Q_JIT_LO, Q_TA, Q_FAIL_FACTOR, Q_RESTART, Q_STALL, Q_TS, Q_SHAPE, Q_SCALE,
+ Q_MAX_WALL, Q_REJOIN_S, Q_MEM_TS, Q_MEM_RESTART, Q_FETCH) = range(15)
+_N_PF = 15
 #: How many per-restart failure counts the core records at most (the first ones).
 MAX_RESTART_RECORDS = 100_000
 
@@ -109,47 +118,137 @@ def _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
 
 
 @njit(cache=True)
-def _core(code, ms, steps, ckpt_every, compute_s, sigma, jit_lo, ta, fail_factor, restart_len,
-          shrink, ts, dist, shape, scale, tr_ptr, tr_times, fseed, rng, max_wall,
+def _next_domain_failure(w, t, dsize, dom_ptr, dom_times, dcur):  # pragma: no cover
+    """First domain event of group w's domain after time t (consumes the earlier ones)."""
+    d = w // dsize
+    c = dcur[w]
+    end = dom_ptr[d + 1]
+    while c < end and dom_times[c] <= t:
+        c += 1
+    dcur[w] = c
+    return dom_times[c] if c < end else np.inf
+
+
+@njit(cache=True)
+def _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt, own,
+                   dsize, dom_ptr, dom_times, dcur):  # pragma: no cover
+    """Failure domains: group w's failure is processed at time t. Its own clock renews only if
+    it is what fired (own[w] ≤ t); domain events up to t are absorbed. Returns the next
+    failure time, min(own clock, next domain event of its domain)."""
+    if own[w] <= t:
+        own[w] = _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+    nd = _next_domain_failure(w, t, dsize, dom_ptr, dom_times, dcur)
+    return own[w] if own[w] < nd else nd
+
+
+@njit(cache=True)
+def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
           fout, iout, per_restart):  # pragma: no cover
     N = ms[0].shape[0]
     ints = ms[6]
     gi = ms[2]
     flts = ms[7]
+    steps = pi[P_STEPS]
+    every0 = pi[P_CKPT_EVERY]
+    every1 = pi[P_MEM_EVERY]
+    dist = pi[P_DIST]
+    rejoin_on = pi[P_REJOIN] != 0
+    dsize = pi[P_DOMAIN_SIZE]
+    has_dom = dom_times.shape[0] > 0
+    mem_ideal = pi[P_MEM_IDEAL] != 0
+    compute_s = pf[Q_COMPUTE]
+    sigma = pf[Q_SIGMA]
+    jit_lo = pf[Q_JIT_LO]
+    ta = pf[Q_TA]
+    fail_factor = pf[Q_FAIL_FACTOR]
+    restart_len = pf[Q_RESTART]
+    stall = pf[Q_STALL]
+    shape = pf[Q_SHAPE]
+    scale = pf[Q_SCALE]
+    max_wall = pf[Q_MAX_WALL]
+    rejoin_s = pf[Q_REJOIN_S]
+    fetch_s = pf[Q_FETCH]
+    steps_f = float(steps)
     # sum-then-bridge sampling of a group's stack times is exact while clipping is negligible
     bridge = sigma > 0.0 and (1.0 - jit_lo) > 9.0 * sigma
     alive = np.ones(N, dtype=np.bool_)
     nf = np.empty(N, dtype=np.float64)
     tr_cur = tr_ptr[:-1].copy()
     fcnt = np.zeros(N, dtype=np.int64)
+    own = np.empty(N if has_dom else 0, dtype=np.float64)
+    dcur = np.zeros(N if has_dom else 0, dtype=np.int64)
+    revive = np.full(N if rejoin_on else 0, np.inf)
+    next_revive = np.inf
+    died_epoch = np.full(N if every1 > 0 else 0, -1, dtype=np.int64)
+    epoch = 0
+    mem_lost = False
     for w in range(N):
-        nf[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+        if has_dom:
+            own[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+            dcur[w] = dom_ptr[w // dsize]
+            nd = _next_domain_failure(w, -1.0, dsize, dom_ptr, dom_times, dcur)
+            nf[w] = own[w] if own[w] < nd else nd
+        else:
+            nf[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
 
     t = 0.0
     committed = 0
+    samples = 0.0
+    samples_all = 0.0
     last_ckpt = 0
+    last_samples = 0.0
+    last_mem = 0
+    last_mem_samples = 0.0
+    n_alive = N
     pending_flag = False
     fails_since = 0
     n_rec = 0
     restart_time = 0.0
-    shrink_time = 0.0
+    stall_time = 0.0
     ckpt_time = 0.0
     sum_s = 0.0
     patch_stacks = 0.0
     commits = 0
     restarts = 0
+    mem_restarts = 0
     masked = 0
     phase0 = 0
     reorder = 0
     redone = 0
     ck_ok = 0
     ck_fail = 0
+    mem_ok = 0
     fails = 0
     attempts = 0
     n_stacks = 0
+    rejoins = 0
     done = False
 
     while not done and t <= max_wall:
+        # ---------------- repaired groups rejoin (one reconfiguration, one stall) ----------
+        if rejoin_on and next_revive <= t:
+            next_revive = np.inf
+            for w in range(N):
+                if alive[w]:
+                    continue
+                if revive[w] <= t:
+                    while nf[w] < revive[w]:  # failures while it was away are absorbed
+                        if has_dom:
+                            nf[w] = _renew_domains(w, nf[w], dist, shape, scale, rng, tr_ptr,
+                                                   tr_times, tr_cur, fseed, fcnt, own, dsize,
+                                                   dom_ptr, dom_times, dcur)
+                        else:
+                            nf[w] = _renew(w, nf[w], dist, shape, scale, rng, tr_ptr, tr_times,
+                                           tr_cur, fseed, fcnt)
+                    alive[w] = True
+                    revive[w] = np.inf
+                    n_alive += 1
+                    rejoins += 1
+                elif revive[w] < next_revive:
+                    next_revive = revive[w]
+            hooks.rejoin(code, alive, n_alive, ms)
+            t += stall
+            stall_time += stall
         # ---------------- one step: first attempt, then retries ----------------
         retry = False
         wiped = False
@@ -164,6 +263,7 @@ def _core(code, ms, steps, ckpt_every, compute_s, sigma, jit_lo, ta, fail_factor
             min_nf = np.inf
             depth = ints[DEPTH]
             mult = flts[COMPUTE_MULT]
+            delay = hooks.delay(code, retry, fetch_s, ms)
             for w in range(N):
                 if not alive[w]:
                     continue
@@ -171,7 +271,7 @@ def _core(code, ms, steps, ckpt_every, compute_s, sigma, jit_lo, ta, fail_factor
                 # first S stack entries, or its patch on a retry; Rep: one r·64 s compute)
                 nst, unit_s = hooks.work(code, retry, gi[w], depth, mult, compute_s)
                 nf_w = nf[w]
-                tw = t
+                tw = t + delay
                 failed = False
                 if nst >= 2 and bridge and nf_w > tw:
                     # The nst unit times are iid N(1, σ²)·unit_s (clipping at 0.1 is more than
@@ -212,9 +312,23 @@ def _core(code, ms, steps, ckpt_every, compute_s, sigma, jit_lo, ta, fail_factor
                             patch_stacks += 1.0
                 if failed:
                     alive[w] = False
-                    nf[w] = _renew(w, tw, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
-                                   fseed, fcnt)
-                    hooks.notice(code, w, ms)
+                    n_alive -= 1
+                    if has_dom:
+                        nf[w] = _renew_domains(w, tw, dist, shape, scale, rng, tr_ptr, tr_times,
+                                               tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times,
+                                               dcur)
+                    else:
+                        nf[w] = _renew(w, tw, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
+                                       fseed, fcnt)
+                    hooks.notice(code, w, retry, ms)
+                    if rejoin_on:
+                        revive[w] = tw + rejoin_s
+                        if revive[w] < next_revive:
+                            next_revive = revive[w]
+                    if every1 > 0:
+                        mem_lost = mem_lost or died_epoch[(w + 1) % N] == epoch or \
+                            died_epoch[(w + N - 1) % N] == epoch
+                        died_epoch[w] = epoch
                     n_flag += 1
                     n_new += 1
                 elif nf[w] < min_nf:
@@ -227,9 +341,23 @@ def _core(code, ms, steps, ckpt_every, compute_s, sigma, jit_lo, ta, fail_factor
                     break  # no live clock has run out: nobody to notice
                 if alive[w] and nf[w] <= tbar:
                     alive[w] = False
-                    nf[w] = _renew(w, tbar, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
-                                   fseed, fcnt)
-                    hooks.notice(code, w, ms)
+                    n_alive -= 1
+                    if has_dom:
+                        nf[w] = _renew_domains(w, tbar, dist, shape, scale, rng, tr_ptr, tr_times,
+                                               tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times,
+                                               dcur)
+                    else:
+                        nf[w] = _renew(w, tbar, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
+                                       fseed, fcnt)
+                    hooks.notice(code, w, retry, ms)
+                    if rejoin_on:
+                        revive[w] = tbar + rejoin_s
+                        if revive[w] < next_revive:
+                            next_revive = revive[w]
+                    if every1 > 0:
+                        mem_lost = mem_lost or died_epoch[(w + 1) % N] == epoch or \
+                            died_epoch[(w + N - 1) % N] == epoch
+                        died_epoch[w] = epoch
                     n_flag += 1
                     n_new += 1
             fails += n_new  # the checkpoint leader was counted when it was noticed
@@ -237,13 +365,13 @@ def _core(code, ms, steps, ckpt_every, compute_s, sigma, jit_lo, ta, fail_factor
             t = tbar + (ta * fail_factor if n_flag > 0 else ta)
             if n_flag == 0:
                 break  # commit
-            outcome = hooks.resolve(code, alive, ms)
+            outcome = hooks.resolve(code, alive, n_alive, ms)
             if outcome == WIPEOUT:
                 wiped = True
                 break
             masked += n_flag
-            t += shrink
-            shrink_time += shrink
+            t += stall  # one stall per reconfiguration, whatever the method
+            stall_time += stall
             if outcome == RETRY:
                 reorder += 1
                 retry = True
@@ -258,70 +386,138 @@ def _core(code, ms, steps, ckpt_every, compute_s, sigma, jit_lo, ta, fail_factor
                 n_rec += 1
             fails_since = 0
             restarts += 1
+            # the in-memory tier serves the restart unless a group and its peer both died
+            use_mem = every1 > 0 and last_mem > last_ckpt and (mem_ideal or not mem_lost)
+            window = pf[Q_MEM_RESTART] if use_mem else restart_len
             t0 = t
             tend = t0
             for w in range(N):
                 if alive[w]:
                     if nf[w] <= t0:  # failed unnoticed: noticed at the restart's start
-                        nf[w] = _renew(w, t0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
-                                       fseed, fcnt)
+                        if has_dom:
+                            nf[w] = _renew_domains(w, t0, dist, shape, scale, rng, tr_ptr,
+                                                   tr_times, tr_cur, fseed, fcnt, own, dsize,
+                                                   dom_ptr, dom_times, dcur)
+                        else:
+                            nf[w] = _renew(w, t0, dist, shape, scale, rng, tr_ptr, tr_times,
+                                           tr_cur, fseed, fcnt)
                 else:
                     while nf[w] < t0:  # roll a dead group's overdue clock forward, no cost
-                        nf[w] = _renew(w, nf[w], dist, shape, scale, rng, tr_ptr, tr_times,
-                                       tr_cur, fseed, fcnt)
+                        if has_dom:
+                            nf[w] = _renew_domains(w, nf[w], dist, shape, scale, rng, tr_ptr,
+                                                   tr_times, tr_cur, fseed, fcnt, own, dsize,
+                                                   dom_ptr, dom_times, dcur)
+                        else:
+                            nf[w] = _renew(w, nf[w], dist, shape, scale, rng, tr_ptr, tr_times,
+                                           tr_cur, fseed, fcnt)
                 s = t0
-                while nf[w] < s + restart_len:  # failure inside the window: window restarts
+                while nf[w] < s + window:  # failure inside the window: window restarts
                     s = nf[w]
-                    nf[w] = _renew(w, s, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
-                                   fseed, fcnt)
-                if s + restart_len > tend:
-                    tend = s + restart_len
+                    if has_dom:
+                        nf[w] = _renew_domains(w, s, dist, shape, scale, rng, tr_ptr, tr_times,
+                                               tr_cur, fseed, fcnt, own, dsize, dom_ptr,
+                                               dom_times, dcur)
+                    else:
+                        nf[w] = _renew(w, s, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
+                                       fseed, fcnt)
+                if s + window > tend:
+                    tend = s + window
                 alive[w] = True
             restart_time += tend - t0
             t = tend
+            n_alive = N
+            if rejoin_on:
+                for w in range(N):
+                    revive[w] = np.inf
+                next_revive = np.inf
             hooks.reset(code, ms)
-            redone += committed - last_ckpt
-            committed = last_ckpt
+            if use_mem:
+                mem_restarts += 1
+                redone += committed - last_mem
+                committed = last_mem
+                samples = last_mem_samples
+            else:
+                redone += committed - last_ckpt
+                committed = last_ckpt
+                samples = last_samples
+                last_mem = last_ckpt
+                last_mem_samples = last_samples
+            epoch += 1
+            mem_lost = False
             continue
         # ---------------- commit ----------------
         committed += 1
         commits += 1
-        sum_s += ints[DEPTH]
-        if committed == steps:
+        sum_s += hooks.depth(code, ms)
+        weight = hooks.weight(code, n_alive, N)
+        samples += weight
+        samples_all += weight
+        if samples >= steps_f:
             done = True
-        if ckpt_every > 0 and (committed % ckpt_every == 0 or done):
-            while True:
-                leader = -1
-                for w in range(N):
-                    if alive[w]:
-                        leader = w
+        # checkpoints: the disk tier (every0) and the in-memory tier (every1), same rule:
+        # the leader (lowest live group) is polled; a failed leader loses the checkpoint
+        for tier in range(2):
+            every = every0 if tier == 0 else every1
+            if every > 0 and (committed % every == 0 or done):
+                cost = pf[Q_TS] if tier == 0 else pf[Q_MEM_TS]
+                while True:
+                    leader = -1
+                    for w in range(N):
+                        if alive[w]:
+                            leader = w
+                            break
+                    if leader < 0:
                         break
-                if leader < 0:
-                    break
-                if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
-                    alive[leader] = False
-                    nf[leader] = _renew(leader, t, dist, shape, scale, rng, tr_ptr, tr_times,
-                                        tr_cur, fseed, fcnt)
-                    hooks.notice(code, leader, ms)
-                    fails += 1
-                    fails_since += 1
-                    ck_fail += 1
-                    if not done:
-                        pending_flag = True
+                    if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
+                        alive[leader] = False
+                        n_alive -= 1
+                        if has_dom:
+                            nf[leader] = _renew_domains(leader, t, dist, shape, scale, rng,
+                                                        tr_ptr, tr_times, tr_cur, fseed, fcnt,
+                                                        own, dsize, dom_ptr, dom_times, dcur)
+                        else:
+                            nf[leader] = _renew(leader, t, dist, shape, scale, rng, tr_ptr,
+                                                tr_times, tr_cur, fseed, fcnt)
+                        hooks.notice(code, leader, False, ms)
+                        if rejoin_on:
+                            revive[leader] = t + rejoin_s
+                            if revive[leader] < next_revive:
+                                next_revive = revive[leader]
+                        if every1 > 0:
+                            mem_lost = mem_lost or died_epoch[(leader + 1) % N] == epoch or \
+                                died_epoch[(leader + N - 1) % N] == epoch
+                            died_epoch[leader] = epoch
+                        fails += 1
+                        fails_since += 1
+                        ck_fail += 1
+                        if not done:
+                            pending_flag = True
+                            break
+                        # after the last step the next live group writes the checkpoint
+                    else:
+                        t += cost
+                        ckpt_time += cost
+                        if tier == 0:
+                            last_ckpt = committed
+                            last_samples = samples
+                            ck_ok += 1
+                        else:
+                            last_mem = committed
+                            last_mem_samples = samples
+                            mem_ok += 1
+                            epoch += 1
+                            mem_lost = False
                         break
-                    # after the last step the next live group writes the checkpoint
-                else:
-                    t += ts
-                    ckpt_time += ts
-                    last_ckpt = committed
-                    ck_ok += 1
-                    break
+            if pending_flag:
+                break
     fout[_F_TOTAL] = t
     fout[_F_RESTART] = restart_time
-    fout[_F_SHRINK] = shrink_time
+    fout[_F_STALL] = stall_time
     fout[_F_SUM_S] = sum_s
     fout[_F_PATCH] = patch_stacks
     fout[_F_CKPT_TIME] = ckpt_time
+    fout[_F_SAMPLES] = samples
+    fout[_F_SAMPLES_ALL] = samples_all
     iout[_I_COMMITS] = commits
     iout[_I_RESTARTS] = restarts
     iout[_I_MASKED] = masked
@@ -335,4 +531,7 @@ def _core(code, ms, steps, ckpt_every, compute_s, sigma, jit_lo, ta, fail_factor
     iout[_I_COMMITTED] = committed
     iout[_I_ATTEMPTS] = attempts
     iout[_I_STACKS] = n_stacks
+    iout[_I_REJOINS] = rejoins
+    iout[_I_MEM_RESTARTS] = mem_restarts
+    iout[_I_MEM_CKPT_OK] = mem_ok
     return n_rec

@@ -14,6 +14,7 @@ True
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
@@ -28,7 +29,9 @@ from spare_lib.cluster.core import (
     _F_CKPT_TIME,
     _F_PATCH,
     _F_RESTART,
-    _F_SHRINK,
+    _F_SAMPLES,
+    _F_SAMPLES_ALL,
+    _F_STALL,
     _F_SUM_S,
     _F_TOTAL,
     _I_ATTEMPTS,
@@ -39,31 +42,64 @@ from spare_lib.cluster.core import (
     _I_DONE,
     _I_FAILS,
     _I_MASKED,
+    _I_MEM_CKPT_OK,
+    _I_MEM_RESTARTS,
     _I_PHASE0,
     _I_REDONE,
+    _I_REJOINS,
     _I_REORDER,
     _I_RESTARTS,
     _I_STACKS,
     _N_F,
     _N_I,
+    _N_PF,
+    _N_PI,
     DIST_EXPONENTIAL,
     DIST_EXPONENTIAL_STREAM,
     DIST_TRACE,
     DIST_WEIBULL,
     DIST_WEIBULL_STREAM,
     MAX_RESTART_RECORDS,
+    P_CKPT_EVERY,
+    P_DIST,
+    P_DOMAIN_SIZE,
+    P_MEM_EVERY,
+    P_MEM_IDEAL,
+    P_REJOIN,
+    P_STEPS,
+    Q_COMPUTE,
+    Q_FAIL_FACTOR,
+    Q_FETCH,
+    Q_JIT_LO,
+    Q_MAX_WALL,
+    Q_MEM_RESTART,
+    Q_MEM_TS,
+    Q_REJOIN_S,
+    Q_RESTART,
+    Q_SCALE,
+    Q_SHAPE,
+    Q_SIGMA,
+    Q_STALL,
+    Q_TA,
+    Q_TS,
     _core,
 )
-from spare_lib.cluster.methods import METHOD_CODES, make_rep_state, make_spare_state
+from spare_lib.cluster.methods import (
+    METHODS as METHOD_REGISTRY,
+)
+from spare_lib.cluster.methods import (
+    make_drop_state,
+    make_rebalance_state,
+    make_rep_state,
+    make_spare_state,
+)
 from spare_lib.stacking.layout import Layout, make_layout
 
-METHODS = ("spare", "rep", "ckpt")
-
-
-#: Paper names of the methods, with and without checkpoints.
-METHOD_LABEL = {("spare", True): "SPARe+CKPT", ("spare", False): "SPARe",
-                ("rep", True): "Rep+CKPT", ("rep", False): "Rep",
-                ("ckpt", True): "CKPT-only", ("ckpt", False): "no protection"}
+#: Every method the core runs (:data:`spare_lib.cluster.methods.METHODS`).
+METHODS = tuple(METHOD_REGISTRY)
+#: The paper's (and this project's) names of the methods, with and without checkpoints.
+METHOD_LABEL = {(name, ck): (m.label if ck else m.label_no_ckpt)
+                for name, m in METHOD_REGISTRY.items() for ck in (True, False)}
 
 
 
@@ -84,9 +120,10 @@ class SimResult:
     total_s : float
         Wall time until the last step is committed and its checkpoint written.
     up_s, down_s : float
-        Uptime and downtime (restart + shrink time); ``up_s + down_s == total_s``.
-    restart_s, shrink_s, checkpoint_s : float
-        Time spent in global restarts, in communicator shrinks and writing checkpoints.
+        Uptime and downtime (restart + stall time); ``up_s + down_s == total_s``.
+    restart_s, stall_s, checkpoint_s : float
+        Time spent in global restarts, in reconfiguration stalls (``ClusterConfig.stall_s``)
+        and writing checkpoints (both tiers).
     t0_s : float
         T0 = steps·(compute per stack + T_a).
     ttt_over_t0 : float
@@ -123,6 +160,15 @@ class SimResult:
     completed : bool
         False when the run hit ``max_wall_s`` before finishing; totals then cover the elapsed
         time only.
+    samples : float
+        Full steps' worth of samples processed at the end (``steps`` when completed).
+    dropped_sample_fraction : float
+        Share of the samples of all commits that were dropped (elastic-drop: groups missing
+        from a step); 0 for the methods that keep the global batch exact.
+    rejoins : int
+        Groups that rejoined after ``rejoin_s`` (spare+repair, elastic).
+    memory_restarts, memory_checkpoints_written : int
+        Global restarts served by the in-memory tier, and in-memory checkpoints written.
     failures_between_restarts : tuple of int
         For each global restart (the first ``MAX_RESTART_RECORDS``), the failures noticed
         during training since the previous one (its mean estimates μ(N, r) for SPARe with
@@ -138,7 +184,7 @@ class SimResult:
     up_s: float
     down_s: float
     restart_s: float
-    shrink_s: float
+    stall_s: float
     checkpoint_s: float
     t0_s: float
     ttt_over_t0: float
@@ -158,6 +204,11 @@ class SimResult:
     checkpoint_failures: int
     completed: bool
     failures_between_restarts: tuple[int, ...]
+    samples: float = 0.0
+    dropped_sample_fraction: float = 0.0
+    rejoins: int = 0
+    memory_restarts: int = 0
+    memory_checkpoints_written: int = 0
 
     @property
     def label(self) -> str:
@@ -205,6 +256,38 @@ def _trace_arrays(failure_trace: object, N: int) -> tuple[np.ndarray, np.ndarray
     return np.cumsum(ptr), np.ascontiguousarray(times[order])
 
 
+def domain_events(N: int, config: ClusterConfig, horizon_s: float,
+                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Domain events of ``config`` up to ``horizon_s``, as CSR arrays by domain.
+
+    Events form a renewal process of rate q/m (gaps exponential, or Weibull with the config's
+    shape k, of mean m/q); each hits a uniformly chosen domain of D consecutive groups (domain
+    ⌊g/D⌋; the last may be smaller). Returns ``(ptr, times)``: domain d's event times, sorted,
+    are ``times[ptr[d]:ptr[d + 1]]``.
+    """
+    D = check_int("domain_size", config.domain_size, lo=1, hi=N)
+    n_dom = -(-N // D)
+    mean_gap = config.system_mtbf_s / config.domain_fault_share
+    k = config.weibull_shape
+    chunks, t_end = [], 0.0
+    n = max(16, int(1.2 * horizon_s / mean_gap) + 16)
+    while t_end <= horizon_s:
+        if config.failure_dist == "weibull":
+            gaps = mean_gap / math.gamma(1.0 + 1.0 / k) * rng.weibull(k, n)
+        else:
+            gaps = rng.exponential(mean_gap, n)
+        times = t_end + np.cumsum(gaps)
+        chunks.append(times)
+        t_end = float(times[-1])
+    times = np.concatenate(chunks)
+    times = times[times <= horizon_s]
+    dom = rng.integers(0, n_dom, times.size)
+    order = np.lexsort((times, dom))
+    ptr = np.zeros(n_dom + 1, dtype=np.int64)
+    np.add.at(ptr, dom + 1, 1)
+    return np.cumsum(ptr), np.ascontiguousarray(times[order])
+
+
 def _resolve_layout(layout: str | Layout | Sequence[int], N: int, r: int) -> Layout:
     if isinstance(layout, Layout):
         if layout.N != N or layout.r != r:
@@ -222,7 +305,8 @@ def _resolve_layout(layout: str | Layout | Sequence[int], N: int, r: int) -> Lay
 def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: ClusterConfig,
              seed: SeedLike = None, failure_trace: object = None,
              layout: str | Layout | Sequence[int] = "ruler", *, exact_patch: bool = False,
-             max_wall_s: float | None = None, failure_seed: int | None = None) -> SimResult:
+             max_wall_s: float | None = None, failure_seed: int | None = None,
+             mem_ckpt_steps: int | None = None) -> SimResult:
     """Simulate one training run of SPARe, Rep or CKPT-only on a failing cluster (SPEC §3–5).
 
     Parameters
@@ -262,6 +346,10 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         of (failure_seed, w, j), independent of the method, r and the jitter, so every candidate
         run with the same failure_seed sees the same gap sequence per group (differences
         between candidates are then sharp). Excludes ``failure_trace``.
+    mem_ckpt_steps : int or None
+        Interval of the in-memory checkpoint tier in committed steps (costs
+        ``config.mem_checkpoint_s``; a restart it serves lasts ``config.mem_restart_s`` per group
+        window and rolls back to it); None: disk only.
 
     Returns
     -------
@@ -282,31 +370,47 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    spec = METHOD_REGISTRY[method]
     if not isinstance(config, ClusterConfig):
         raise ValueError(f"config must be a spare_lib.cluster.ClusterConfig, got "
                          f"{type(config).__name__}")
     N = check_int("N", N, lo=1)
     r = check_int("r", r, lo=1, hi=N)
-    if method == "ckpt" and r != 1:
-        raise ValueError(f"r must be 1 for method='ckpt' (CKPT-only has no redundancy), got {r}")
+    if spec.r_is_one and r != 1:
+        raise ValueError(f"r must be 1 for method={method!r} (it has no redundancy parameter), "
+                         f"got {r}")
     if ckpt_steps is not None:
         ckpt_steps = check_int("ckpt_steps", ckpt_steps, lo=1)
+    if mem_ckpt_steps is not None:
+        mem_ckpt_steps = check_int("mem_ckpt_steps", mem_ckpt_steps, lo=1)
+    if config.domain_size > N:
+        raise ValueError(f"domain_size must be in [1, N] = [1, {N}], got {config.domain_size}")
     T0 = config.t0_s()
     if max_wall_s is None:
         max_wall_s = 1000.0 * T0
     max_wall_s = check_positive("max_wall_s", max_wall_s)
 
-    if method == "spare":
+    if spec.layout:
         lay = _resolve_layout(layout, N, r)
         state = make_spare_state(np.array(lay.stacks, dtype=np.int64, order="C"), exact_patch)
+    elif method == "elastic-drop":
+        state = make_drop_state(N)
+    elif method == "elastic-rebalance":
+        state = make_rebalance_state(N, config.microbatches)
     else:
         state = make_rep_state(N, r)
 
+    ss = as_seed_sequence(seed)
+    rng = np.random.default_rng(ss)
+    q = config.domain_fault_share
     fseed = 0
     if failure_trace is not None:
         if failure_seed is not None:
             raise ValueError("failure_seed and failure_trace exclude each other: a replayed trace "
                              "already gives every candidate the same failures")
+        if q > 0:
+            raise ValueError("domain_fault_share must be 0 with failure_trace: a trace carries its "
+                             "own simultaneous failures")
         tr_ptr, tr_times = _trace_arrays(failure_trace, N)
         dist = DIST_TRACE
     else:
@@ -315,39 +419,73 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         if failure_seed is not None:
             fseed = check_int("failure_seed", failure_seed, lo=0, hi=2**64 - 1)
             dist = _DIST_STREAM[config.failure_dist]
+    group_mean = config.group_mean_s(N) / (1.0 - q) if q < 1.0 else np.inf
     if config.failure_dist == "weibull":
-        scale = config.weibull_scale_s(N)
+        scale = group_mean / math.gamma(1.0 + 1.0 / config.weibull_shape)
     else:
-        scale = config.group_mean_s(N)
+        scale = group_mean
+    if q > 0:
+        dom_rng = np.random.default_rng(ss.spawn(1)[0] if failure_seed is None
+                                        else np.random.SeedSequence([fseed, 0xD0]))
+        dom_ptr, dom_times = domain_events(N, config, max_wall_s, dom_rng)
+    else:
+        dom_ptr, dom_times = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.float64)
 
-    rng = np.random.default_rng(as_seed_sequence(seed))
+    pi = np.zeros(_N_PI, dtype=np.int64)
+    pi[P_STEPS] = config.steps
+    pi[P_CKPT_EVERY] = 0 if ckpt_steps is None else ckpt_steps
+    pi[P_MEM_EVERY] = 0 if mem_ckpt_steps is None else mem_ckpt_steps
+    pi[P_DIST] = dist
+    pi[P_REJOIN] = int(spec.rejoins and math.isfinite(config.rejoin_s))
+    pi[P_DOMAIN_SIZE] = config.domain_size
+    pi[P_MEM_IDEAL] = int(config.mem_ideal)
+    pf = np.zeros(_N_PF, dtype=np.float64)
+    pf[Q_COMPUTE] = config.compute_per_stack_s
+    pf[Q_SIGMA] = config.jitter_sigma
+    pf[Q_JIT_LO] = config.jitter_min
+    pf[Q_TA] = config.allreduce_s
+    pf[Q_FAIL_FACTOR] = config.allreduce_fail_factor
+    pf[Q_RESTART] = config.restart_s
+    pf[Q_STALL] = config.stall_s
+    pf[Q_TS] = config.checkpoint_s
+    pf[Q_SHAPE] = config.weibull_shape
+    pf[Q_SCALE] = scale
+    pf[Q_MAX_WALL] = max_wall_s
+    pf[Q_REJOIN_S] = config.rejoin_s if math.isfinite(config.rejoin_s) else 0.0
+    pf[Q_MEM_TS] = config.mem_checkpoint_s
+    pf[Q_MEM_RESTART] = config.mem_restart_s
+    pf[Q_FETCH] = config.fetch_s
+
     fout = np.zeros(_N_F, dtype=np.float64)
     iout = np.zeros(_N_I, dtype=np.int64)
     per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
-    n_rec = _core(METHOD_CODES[method], state, config.steps,
-                  0 if ckpt_steps is None else ckpt_steps,
-                  config.compute_per_stack_s, config.jitter_sigma, config.jitter_min,
-                  config.allreduce_s, config.allreduce_fail_factor, config.restart_s,
-                  config.shrink_s, config.checkpoint_s, dist, config.weibull_shape, scale,
-                  tr_ptr, tr_times, np.uint64(fseed), rng, max_wall_s, fout, iout, per_restart)
+    n_rec = _core(spec.code, state, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times,
+                  np.uint64(fseed), rng, fout, iout, per_restart)
 
     total = float(fout[_F_TOTAL])
-    down = float(fout[_F_RESTART] + fout[_F_SHRINK])
+    down = float(fout[_F_RESTART] + fout[_F_STALL])
     commits = int(iout[_I_COMMITS])
     completed = bool(iout[_I_DONE])
     if not completed:
         warnings.warn(f"simulate({method!r}, N={N}, r={r}, ckpt_steps={ckpt_steps}) stopped at "
                       f"max_wall_s={max_wall_s:.3g} s with {int(iout[_I_COMMITTED])} of "
                       f"{config.steps} steps committed", RuntimeWarning, stacklevel=2)
-    if method == "spare":
-        overhead = float(fout[_F_SUM_S]) / commits if commits else float("nan")
-    else:
+    if failure_trace is not None and tr_times.size and total > float(tr_times.max()):
+        warnings.warn(f"simulate({method!r}, N={N}, r={r}): the run lasted {total / 86400:.1f} days "
+                      f"but the failure trace ends at {float(tr_times.max()) / 86400:.1f} days; no "
+                      f"group failed after that (extend the trace, e.g. "
+                      f"spare_lib.failures.synthesize with a longer horizon)", RuntimeWarning,
+                      stacklevel=2)
+    if method in ("rep", "ckpt"):
         overhead = float(r)
+    else:
+        overhead = float(fout[_F_SUM_S]) / commits if commits else float("nan")
     patch_ovh = float(fout[_F_PATCH]) / (N * commits) if commits else float("nan")
+    samples_all = float(fout[_F_SAMPLES_ALL])
     return SimResult(
         method=method, N=N, r=r, ckpt_steps=ckpt_steps, steps=config.steps,
         total_s=total, up_s=total - down, down_s=down, restart_s=float(fout[_F_RESTART]),
-        shrink_s=float(fout[_F_SHRINK]), checkpoint_s=float(fout[_F_CKPT_TIME]), t0_s=T0,
+        stall_s=float(fout[_F_STALL]), checkpoint_s=float(fout[_F_CKPT_TIME]), t0_s=T0,
         ttt_over_t0=total / T0, availability=(total - down) / total if total > 0 else 1.0,
         overhead=overhead, patch_overhead=patch_ovh,
         full_restarts=int(iout[_I_RESTARTS]), masked_failures=int(iout[_I_MASKED]),
@@ -357,6 +495,10 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         checkpoints_written=int(iout[_I_CKPT_OK]), checkpoint_failures=int(iout[_I_CKPT_FAIL]),
         completed=completed,
         failures_between_restarts=tuple(int(x) for x in per_restart[:n_rec]),
+        samples=float(fout[_F_SAMPLES]),
+        dropped_sample_fraction=1.0 - samples_all / commits if commits else 0.0,
+        rejoins=int(iout[_I_REJOINS]), memory_restarts=int(iout[_I_MEM_RESTARTS]),
+        memory_checkpoints_written=int(iout[_I_MEM_CKPT_OK]),
     )
 
 

@@ -26,7 +26,7 @@ def test_preset_matches_spec(N: int, scale: int, ta: float, t0: float) -> None:
     assert cfg.compute_per_stack_s == pytest.approx(64.0)
     assert cfg.checkpoint_s == pytest.approx(58.8235, abs=1e-3)
     assert cfg.group_mean_s(N) == pytest.approx(N * 300.0)
-    assert (cfg.steps, cfg.restart_s, cfg.shrink_s, cfg.weibull_shape) == (10_000, 3600, 0.1, 0.78)
+    assert (cfg.steps, cfg.restart_s, cfg.stall_s, cfg.weibull_shape) == (10_000, 3600, 0.1, 0.78)
 
 
 def test_allreduce_interpolation_is_linear() -> None:

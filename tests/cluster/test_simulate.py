@@ -72,7 +72,7 @@ def test_trace_spare_reorder_and_patch_retry() -> None:
     # Steps 2, 3 at S = 2: +130 each -> 391.1.
     res = simulate("spare", 4, 2, None, small_cfg(), failure_trace=[[10.0, 1]])
     assert res.total_s == pytest.approx(391.1)
-    assert res.down_s == pytest.approx(0.1) and res.shrink_s == pytest.approx(0.1)
+    assert res.down_s == pytest.approx(0.1) and res.stall_s == pytest.approx(0.1)
     assert (res.reorder_events, res.phase0_events, res.full_restarts) == (1, 0, 0)
     assert res.masked_failures == 1 and res.failures_noticed == 1 and res.attempts == 4
     assert res.overhead == pytest.approx(2.0)  # every commit at S = 2
@@ -216,8 +216,8 @@ def reference_sim(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig
                 wiped = True
                 break
             masked += flagged
-            t += cfg.shrink_s
-            down += cfg.shrink_s
+            t += cfg.stall_s
+            down += cfg.stall_s
             if not spare or plan.outcome == "fixed":
                 break
             stacks, S, patch, retry = plan.stacks.copy(), plan.depth, plan.patch, True

@@ -28,10 +28,13 @@ WIPEOUT = 2  # cannot continue: global restart and rollback
 COMMIT_MASKED = 3  # committed after dropping the failed groups (Rep: every set kept a member)
 
 #: Slots of ``ints``.
-DEPTH = 0
-EXACT_PATCH = 1
+DEPTH = 0  # S: stacks (or units) each live group computes per attempt
+EXACT_PATCH = 1  # SPARe: exact patch compute on retries
+LOST = 2  # elastic-rebalance: units of the failed groups lost in this step
+FETCH = 3  # elastic-rebalance: the assignment changed, the next attempt fetches data
+MICRO = 4  # elastic-rebalance: micro-batches per shard (b)
 #: Slots of ``floats``.
-COMPUTE_MULT = 0  # Rep: r stacks computed as one draw of r·64 s
+COMPUTE_MULT = 0  # Rep: r stacks computed as one draw of r·64 s; rebalance: 1/b
 
 
 def make_state(stacks: np.ndarray, group_i: np.ndarray, set_i0: np.ndarray,

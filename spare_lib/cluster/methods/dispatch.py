@@ -11,36 +11,93 @@ from __future__ import annotations
 
 from numba import njit
 
+from spare_lib.cluster.methods._common import DEPTH
+from spare_lib.cluster.methods.elastic import (
+    drop_resolve,
+    drop_weight,
+    drop_work,
+    rebalance_delay,
+    rebalance_notice,
+    rebalance_rejoin,
+    rebalance_reset,
+    rebalance_resolve,
+    rebalance_work,
+)
 from spare_lib.cluster.methods.replication import rep_notice, rep_reset, rep_resolve, rep_work
-from spare_lib.cluster.methods.spare import spare_reset, spare_resolve, spare_work
+from spare_lib.cluster.methods.spare import spare_rejoin, spare_reset, spare_resolve, spare_work
 
 SPARE = 0
 REP = 1
+DROP = 2
+REBALANCE = 3
 
 
 @njit(cache=True, inline="always")
 def work(code, retry, g_int, depth, mult, compute_s):  # pragma: no cover
     if code == SPARE:
         return spare_work(retry, g_int, depth, mult, compute_s)
-    return rep_work(retry, g_int, depth, mult, compute_s)
-
-
-@njit(cache=True)
-def notice(code, w, ms):  # pragma: no cover
     if code == REP:
-        rep_notice(w, ms)
+        return rep_work(retry, g_int, depth, mult, compute_s)
+    if code == DROP:
+        return drop_work(retry, g_int, depth, mult, compute_s)
+    return rebalance_work(retry, g_int, depth, mult, compute_s)
 
 
 @njit(cache=True)
-def resolve(code, alive, ms):  # pragma: no cover
+def delay(code, retry, fetch_s, ms):  # pragma: no cover
+    if code == REBALANCE:
+        return rebalance_delay(retry, fetch_s, ms)
+    return 0.0
+
+
+@njit(cache=True)
+def notice(code, w, retry, ms):  # pragma: no cover
+    if code == REP:
+        rep_notice(w, retry, ms)
+    elif code == REBALANCE:
+        rebalance_notice(w, retry, ms)
+
+
+@njit(cache=True)
+def resolve(code, alive, n_alive, ms):  # pragma: no cover
     if code == SPARE:
-        return spare_resolve(alive, ms)
-    return rep_resolve(alive, ms)
+        return spare_resolve(alive, n_alive, ms)
+    if code == REP:
+        return rep_resolve(alive, n_alive, ms)
+    if code == DROP:
+        return drop_resolve(alive, n_alive, ms)
+    return rebalance_resolve(alive, n_alive, ms)
 
 
 @njit(cache=True)
 def reset(code, ms):  # pragma: no cover
     if code == SPARE:
         spare_reset(ms)
-    else:
+    elif code == REP:
         rep_reset(ms)
+    elif code == REBALANCE:
+        rebalance_reset(ms)
+
+
+@njit(cache=True)
+def rejoin(code, alive, n_alive, ms):  # pragma: no cover
+    if code == SPARE:
+        spare_rejoin(alive, n_alive, ms)
+    elif code == REBALANCE:
+        rebalance_rejoin(alive, n_alive, ms)
+
+
+@njit(cache=True)
+def depth(code, ms):  # pragma: no cover
+    """Stacks (shards) per live group of a committed step, for the overhead S̄."""
+    if code == REBALANCE:
+        return ms[6][DEPTH] * ms[7][0]
+    return float(ms[6][DEPTH])
+
+
+@njit(cache=True)
+def weight(code, n_alive, N):  # pragma: no cover
+    """Share of the global batch a commit processes (1 unless groups are dropped)."""
+    if code == DROP:
+        return drop_weight(n_alive, N)
+    return 1.0

@@ -33,13 +33,13 @@ def rep_work(retry, set_w, depth, mult, compute_s):  # pragma: no cover
 
 
 @njit(cache=True)
-def rep_notice(w, ms):  # pragma: no cover
+def rep_notice(w, retry, ms):  # pragma: no cover
     """A noticed failure removes group w from its replica set."""
     ms[4][ms[2][w]] -= 1
 
 
 @njit(cache=True)
-def rep_resolve(alive, ms):  # pragma: no cover
+def rep_resolve(alive, n_alive, ms):  # pragma: no cover
     """Masked while every replica set keeps a live member; otherwise a wipe-out."""
     set_live = ms[4]
     for sid in range(set_live.shape[0]):

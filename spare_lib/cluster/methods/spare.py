@@ -6,6 +6,9 @@
   (COMMIT_FIXED), a reorder sets S = S* and retries with patch compute (RETRY), no feasible
   depth is a wipe-out (WIPEOUT).
 * reset: base stacks, S = 1.
+* rejoin (spare+repair): repaired groups are back; RECTLR runs again from the base stacks on
+  the new set of live groups, so every rejoined group takes its stack back and S falls to the
+  least feasible depth of the groups that are still away.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ def spare_work(retry, patch_w, depth, mult, compute_s):  # pragma: no cover
 
 
 @njit(cache=True)
-def spare_resolve(alive, ms):  # pragma: no cover
+def spare_resolve(alive, n_alive, ms):  # pragma: no cover
     """RECTLR on the survivors after a failed attempt: COMMIT_FIXED, RETRY or WIPEOUT."""
     stacks, patch, ints = ms[0], ms[2], ms[6]
     outcome, s_star, _moved = rectlr_kernel(stacks, alive, ints[DEPTH], patch,
@@ -61,3 +64,15 @@ def spare_reset(ms):  # pragma: no cover
         for p in range(r):
             stacks[w, p] = base[w, p]
     ms[6][DEPTH] = 1
+
+
+@njit(cache=True)
+def spare_rejoin(alive, n_alive, ms):  # pragma: no cover
+    """spare+repair: groups rejoined. Base stacks, S = 1, then RECTLR on the live groups."""
+    spare_reset(ms)
+    stacks, patch, ints = ms[0], ms[2], ms[6]
+    if n_alive == stacks.shape[0]:
+        return
+    outcome, s_star, _moved = rectlr_kernel(stacks, alive, 1, patch, False)
+    if outcome == 1:
+        ints[DEPTH] = s_star
