@@ -306,7 +306,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
              seed: SeedLike = None, failure_trace: object = None,
              layout: str | Layout | Sequence[int] = "ruler", *, exact_patch: bool = False,
              max_wall_s: float | None = None, failure_seed: int | None = None,
-             mem_ckpt_steps: int | None = None) -> SimResult:
+             mem_ckpt_steps: int | None = None, rep_placement: str = "consecutive") -> SimResult:
     """Simulate one training run of SPARe, Rep or CKPT-only on a failing cluster (SPEC §3–5).
 
     Parameters
@@ -346,6 +346,9 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         of (failure_seed, w, j), independent of the method, r and the jitter, so every candidate
         run with the same failure_seed sees the same gap sequence per group (differences
         between candidates are then sharp). Excludes ``failure_trace``.
+    rep_placement : {'consecutive', 'strided'}
+        Rep's replica sets: r consecutive groups (SPEC §5) or groups ⌈N/r⌉ apart (across
+        failure domains).
     mem_ckpt_steps : int or None
         Interval of the in-memory checkpoint tier in committed steps (costs
         ``config.mem_checkpoint_s``; a restart it serves lasts ``config.mem_restart_s`` per group
@@ -398,7 +401,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     elif method == "elastic-rebalance":
         state = make_rebalance_state(N, config.microbatches)
     else:
-        state = make_rep_state(N, r)
+        state = make_rep_state(N, r, rep_placement)
 
     ss = as_seed_sequence(seed)
     rng = np.random.default_rng(ss)

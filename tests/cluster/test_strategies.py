@@ -333,3 +333,16 @@ def test_domain_inputs_are_validated() -> None:
         simulate("spare", 20, 3, 5, h100_600k(20, steps=5, domain_size=30, domain_fault_share=0.1))
     with pytest.raises(ValueError, match="domain_fault_share"):
         h100_600k(20, domain_fault_share=1.5)
+
+
+def test_strided_rep_places_replicas_in_distinct_domains() -> None:
+    """Strided replica sets (w mod ⌈N/r⌉) keep every set's members ⌈N/r⌉ ≥ D groups apart."""
+    from spare_lib.cluster.methods.replication import make_rep_state
+
+    N, r, D = 600, 3, 10
+    set_of = make_rep_state(N, r, "strided")[2]
+    for s in range(-(-N // r)):
+        members = np.flatnonzero(set_of == s)
+        assert len(members) == r and len(set(members // D)) == r
+    with pytest.raises(ValueError, match="rep_placement"):
+        make_rep_state(N, r, "random")
