@@ -84,8 +84,10 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
         retry, patch, wiped = False, None, False
         while True:
             flagged = 1 if pending else 0
+            # a checkpoint leader that died after the last commit computes nothing in this
+            # step: its share is lost too (elastic-rebalance recomputes it in the retry)
+            lost = load if pending else 0
             pending = False
-            lost = 0
             delay = 0.0
             if method == "elastic-rebalance" and fetch and not retry:
                 delay, fetch = cfg.fetch_s, False
