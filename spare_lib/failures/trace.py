@@ -107,6 +107,12 @@ class FaultTrace:
 
     # ------------------------------------------------------------------ derived quantities
     @property
+    def label(self) -> str:
+        """The source without machine paths ('stepfun:/a/b/x.json' -> 'stepfun'), for reports."""
+        head, sep, _tail = str(self.source).partition(":")
+        return head if sep else (str(self.source).rsplit("/", 1)[-1] or "trace")
+
+    @property
     def n_faults(self) -> int:
         """Number of faults."""
         return len(self.faults)
