@@ -6,19 +6,32 @@ STAMP := $(VENV)/.installed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 export MPLBACKEND := Agg
 
-.PHONY: venv figures test lab bench lint clean
+.PHONY: venv warm figures book app test lab bench lint clean
 
 venv: $(STAMP)
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,dask]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,dask,book,browser]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
+	$(BIN)/spare warm
 	touch $(STAMP)
+
+# compile the simulator's numba kernels into $(NUMBA_CACHE_DIR) (also done once by venv)
+warm: $(STAMP)
+	$(BIN)/spare warm
 
 figures: $(STAMP)
 	$(BIN)/spare figures
+
+# static HTML site of the notebooks from the executed copies `make figures` keeps in _build/executed
+book: $(STAMP)
+	$(BIN)/python -m spare_lib.figures.book
+
+# the 90_explore planner as a web app (Voila) on http://127.0.0.1:8866/
+app: $(STAMP)
+	$(BIN)/python -m spare_lib.figures.app
 
 test: $(STAMP)
 	$(BIN)/ruff check .
@@ -28,7 +41,7 @@ test: $(STAMP)
 		--nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
 
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(BIN)/jupyter lab $$(test "$$(id -u)" = 0 && echo --allow-root) notebooks/
 
 bench: $(STAMP)
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -57,10 +58,22 @@ def test_sweep_from_yaml_and_csv(tmp_path):
         (("simulate", "--steps", "-5"), "--steps"),
         (("simulate", "--system-mtbf-min", "0"), "--system-mtbf-min"),
         (("simulate", "--method", "magic"), "--method"),
-        (("simulate", "--N", "200", "--r", "13", "--steps", "5"), "N=200"),
+        (("simulate", "--N", "200", "--r", "13", "--steps", "5"), "--layout consecutive"),
         (("plan", "--simulate", "1", "--checkpoint-factors", "0.5,abc"), "--checkpoint-factors"),
         (("plan", "--simulate", "1", "--checkpoint-factors", "0.5,-2"), "--checkpoint-factors"),
         (("sweep", "/nonexistent/points.csv"), "FILE"),
+        (("simulate", "--ckpt-steps", "5", "--no-checkpoint"), "not allowed with"),
+        (("simulate", "--N", "200", "--gpus-per-group", "3000"), "not allowed with"),
+        (("simulate", "--N", "7"), "--N must be >= 2 and divide --gpus"),
+        (("simulate", "--method", "ckpt", "--r", "3"), "--r must be 1 with --method ckpt"),
+        (("plan", "--steps", "100"), "--steps only applies with --simulate"),
+        (("plan", "--spare-r", "3..5"), "--spare-r only applies with --simulate"),
+        (("plan", "--simulate", "1", "--spare-r", "3..5", "--spare-window", "2"), "--spare-window"),
+        (("plan", "--simulate", "1", "--spare-r", "30"), "--spare-r must be integers in [2, 20]"),
+        (("plan", "--simulate", "1", "--rep-r", "5..2"), "--rep-r must be integers like"),
+        (("plan", "--simulate", "1", "--scheduler", "tcp://x:1"), "--scheduler needs --backend dask"),
+        (("plan", "--failure-dist", "exponential", "--weibull-shape", "2"), "--weibull-shape"),
+        (("plan", "--weibull-shape", "0"), "--weibull-shape"),
         (("sweep", "x.csv", "--backend", "mpi"), "--backend"),
         (("figures", "--only", "no_such_notebook"), "--only"),
         (("frobnicate",), "invalid choice"),
@@ -98,10 +111,12 @@ def test_plan_table_closed_form():
     out = p.stdout
     assert "N = 600 groups" in out and "compute 64 s + all-reduce T_a 6 s" in out
     assert "mu = theory.mu_finite" in out  # says which μ it used
-    rows = {line.split()[0]: line.split() for line in out.splitlines()
+    table = out[:out.index("Paper's formulas")]
+    rows = {line.split()[0]: line.split() for line in table.splitlines()
             if line.strip().startswith(("SPARe+CKPT ", "Rep+CKPT ", "CKPT-only "))}
     assert rows["SPARe+CKPT"][1] == "8" and rows["Rep+CKPT"][1] == "2" and rows["CKPT-only"][1] == "1"
     assert "r* = 10" in out  # the paper's own formulas
+    assert out.rstrip().splitlines()[-2].startswith("Verdict: SPARe+CKPT")  # then the closed-form hint
 
 
 def test_plan_json_gpu_mtbf_and_paper_model():
@@ -134,16 +149,17 @@ def test_plan_simulate_acceptance_n600():
         assert d[m]["checkpoint_steps"] in d[m]["checkpoint_tied"]
     assert 0.40 <= d["gain_vs_rep_closed_checkpoint"] <= 0.50
     assert [pt["trials"] for pt in d["points"]] == [3] * len(d["points"])
+    assert d["best"]["method"] == "spare" and d["steps"] == 10_000 and d["crn"]
 
 
 def test_plan_simulate_table_says_how_far_from_closed_form():
     p = run("plan", "--gpus", "600000", "--gpus-per-group", "3000", "--step-s", "66",
             "--simulate", "2", "--steps", "200", "--workers", "1")
     assert p.returncode == 0, p.stderr
-    assert "Recommendation from the simulation:" in p.stdout
+    assert "Per method, simulation against closed form:" in p.stdout
     assert "Rep+CKPT: simulated r = " in p.stdout and "closed form r = 2" in p.stdout
-    assert "Gain of SPARe+CKPT over Rep+CKPT (simulated optima)" in p.stdout
-    assert "checkpoint every" in p.stdout and "with the closed-form checkpoint intervals" in p.stdout
+    assert "checkpoint every" in p.stdout and "Best (simulated):" in p.stdout
+    assert p.stdout.rstrip().splitlines()[-1].startswith("Verdict: ")
     q = run("plan", "--gpus", "600000", "--gpus-per-group", "3000", "--step-s", "66",
             "--simulate", "1", "--steps", "100", "--workers", "1", "--checkpoint-factors", "none",
             "--json")
@@ -169,3 +185,205 @@ def test_readme_plan_output_is_what_the_command_prints():
         return [line.rstrip() for line in text.strip().splitlines()]
 
     assert norm(p.stdout) == norm(block.group(2))
+
+
+# ------------------------------------------------------------------ issue 12: a planner users can trust
+
+LLAMA = ("--gpus", "16384", "--gpus-per-group", "128", "--gpu-mtbf-hours", "49152", "--restart-min",
+         "20", "--checkpoint-s", "30", "--step-s", "10")
+
+
+def _strict_json(text: str) -> dict:
+    def bad(name: str) -> None:
+        raise AssertionError(f"non-strict JSON constant {name}")
+
+    return json.loads(text, parse_constant=bad)
+
+
+def test_one_verdict_over_every_method_is_the_argmin_of_the_simulated_means():
+    """Llama-3-like cluster: the verdict names the best method (the argmin of the simulated means
+    of each method's recommendation), every other method's loss with a paired CI, and says plainly
+    when SPARe is not worth it; the JSON carries best and loss_vs_best."""
+    p = run("plan", *LLAMA, "--simulate", "2", "--steps", "4000", "--checkpoint-factors", "none",
+            "--workers", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    means = {}
+    for m in ("spare", "rep", "ckpt"):
+        pt = next(q for q in d["points"] if q["method"] == m and q["r"] == d[m]["r"]
+                  and q["checkpoint_steps"] == d[m]["checkpoint_steps"])
+        means[m] = pt["ttt_mean"]
+    best = min(means, key=means.get)
+    assert d["best"]["method"] == best and d["best"]["ttt_over_t0"] == means[best]
+    assert set(d["loss_vs_best"]) == {"spare", "rep", "ckpt"} and d["loss_vs_best"][best]["loss"] == 0
+    for m in set(means) - {best}:
+        x = d["loss_vs_best"][m]
+        assert x["loss"] == pytest.approx(means[m] / means[best] - 1)
+        assert x["ci_low"] <= x["loss"] <= x["ci_high"]  # 2 paired trials: a t interval
+    assert d["closed_verdict"]["best"]["method"] == "ckpt"  # CKPT-only by the closed form too
+    text = run("plan", *LLAMA, "--simulate", "2", "--steps", "4000", "--checkpoint-factors", "none",
+               "--workers", "2")
+    last = text.stdout.rstrip().splitlines()[-1]
+    assert last.startswith(f"Verdict: {d['best']['label']}")
+    if best != "spare":
+        assert "SPARe is the wrong choice on this cluster" in last or "does not pay off" in last
+    assert "95 % CI" in text.stdout
+
+
+@pytest.mark.parametrize("N", [2, 5, 12, 21])
+def test_any_cluster_size_plans_and_simulates(N):
+    p = run("plan", "--gpus", str(8 * N), "--gpus-per-group", "8", "--simulate", "1", "--steps", "30",
+            "--checkpoint-factors", "none", "--workers", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    assert d["closed"]["cluster"]["N"] == N and all(pt["r"] <= N for pt in d["points"])
+    assert d["best"]["method"] in ("spare", "rep", "ckpt")
+
+
+def test_candidate_sets_from_the_cli():
+    p = run("plan", "--gpus", "600000", "--gpus-per-group", "3000", "--step-s", "66", "--simulate", "1",
+            "--steps", "30", "--spare-r", "3,5..6", "--rep-r", "2..3", "--no-ckpt-only",
+            "--checkpoint-factors", "none", "--workers", "1", "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    got = {(pt["method"], pt["r"]) for pt in d["points"]}
+    assert got == {("spare", 3), ("spare", 5), ("spare", 6), ("rep", 2), ("rep", 3)}
+    assert set(d["loss_vs_best"]) == {"spare", "rep"}
+
+
+def test_too_few_restarts_are_flagged_with_a_steps_hint():
+    p = run("plan", *LLAMA, "--simulate", "1", "--steps", "300", "--checkpoint-factors", "none",
+            "--workers", "2")
+    assert p.returncode == 0, p.stderr
+    assert "fewer than 5 global restarts per run on average" in p.stdout
+    assert "rerun with --steps" in p.stdout and "[given: 300 steps]" in p.stdout
+    q = run("plan", *LLAMA, "--simulate", "1", "--checkpoint-factors", "none", "--spare-r", "2",
+            "--rep-r", "2", "--no-ckpt-only", "--workers", "2", "--json")
+    d = _strict_json(q.stdout)
+    assert d["steps"] > 10_000 and d["steps_note"].startswith("auto: ")  # says what it chose
+
+
+def test_large_n_closed_form_is_quick_and_says_how():
+    """N = 1e5 closed form (timed in benchmarks/bench_plan_large_n.py; here: it answers)."""
+    p = run("plan", "--gpus", "100000000", "--gpus-per-group", "1000", timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert "N = 100000 groups" in p.stdout and "N > 2048: r = 2 uses the float closed form" in p.stdout
+    assert p.stdout.rstrip().splitlines()[-2].startswith("Verdict: ")
+
+
+def test_first_run_compile_is_detected_and_announced(tmp_path, capsys, monkeypatch):
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    code = "from spare_lib.cluster.warm import kernels_cached; print(kernels_cached())"
+    cold = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert cold.stdout.strip() == "False", cold.stderr
+    from spare_lib.cli import common
+
+    calls = []
+    monkeypatch.setattr("spare_lib.cluster.warm.kernels_cached", lambda: False)
+    monkeypatch.setattr("spare_lib.cluster.warm.warm_kernels", lambda: calls.append(1) or 42.0)
+    common.ensure_kernels()
+    err = capsys.readouterr().err
+    assert calls == [1] and "compiling the simulator kernels (first run only, ~1-2 min" in err
+    assert "compiled in 42 s" in err
+
+
+def test_simulate_takes_the_cluster_flags_of_plan():
+    from spare_lib.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices
+
+    def flags(cmd: str) -> set[str]:
+        return {o for a in sub[cmd]._actions for o in a.option_strings}
+
+    cluster = {"--gpus", "--gpus-per-group", "--system-mtbf-min", "--gpu-mtbf-hours", "--restart-min",
+               "--checkpoint-s", "--step-s", "--allreduce-s", "--weibull-shape", "--failure-dist"}
+    assert cluster <= flags("plan") and cluster <= flags("simulate")
+    p = run("simulate", *LLAMA, "--weibull-shape", "1.0", "--method", "spare", "--r", "4", "--steps", "50",
+            "--failure-seed", "3", "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    assert d["N"] == 128 and d["steps"] == 50 and d["ckpt_source"] == "analytic"
+    assert d["t0_s"] == pytest.approx(50 * 10.0)
+
+
+def test_sweep_help_lists_every_point_key():
+    from spare_lib.cluster.sweep import point_keys
+
+    p = run("sweep", "--help")
+    assert p.returncode == 0
+    for k in point_keys():
+        assert f"\n  {k} " in p.stdout, k
+    assert "out_<key>" in p.stdout
+
+
+def test_sweep_output_never_overwrites_input_columns(tmp_path):
+    c = tmp_path / "points.csv"
+    c.write_text("method,N,r,steps,restart_s,checkpoint_s\nspare,200,4,40,1200,30\nspare,200,4,40,3600,60\n")
+    out = tmp_path / "out.csv"
+    p = run("sweep", str(c), "--backend", "serial", "--cache-dir", str(tmp_path / "c"), "--out", str(out),
+            "--quiet")
+    assert p.returncode == 0, p.stderr
+    import pandas as pd
+
+    df = pd.read_csv(out)
+    assert df["restart_s"].tolist() == [1200, 3600] and df["checkpoint_s"].tolist() == [30, 60]
+    assert "out_restart_s" in df.columns and "out_checkpoint_s" in df.columns
+
+
+@pytest.mark.parametrize(
+    ("content", "suffix", "expect"),
+    [
+        ("points:\n  - {method: spare, N: 200\n", ".yaml", "line 3, column 1: invalid YAML"),
+        ('method,N\nspare,200,3,4\n', ".csv", "line 2: invalid CSV: expected 2 fields"),
+        ("method,N,restart_min\nspare,200,5\n", ".csv", "unknown key 'restart_min'; valid keys: method, N"),
+        ("- {method: magic, N: 200}\n", ".yaml", "method must be one of"),
+        ("- {method: spare, N: 200, r: 40}\n", ".yaml", "point 1"),
+    ],
+)
+def test_sweep_file_errors_are_one_line(tmp_path, content, suffix, expect):
+    f = tmp_path / f"points{suffix}"
+    f.write_text(content)
+    p = run("sweep", str(f), "--backend", "serial", "--cache-dir", str(tmp_path / "c"))
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    (line,) = p.stderr.strip().splitlines()
+    assert line.startswith("spare: error: FILE") and expect in line, line
+
+
+def test_unreachable_scheduler_and_unwritable_output_fail_fast(tmp_path):
+    import time
+
+    y = tmp_path / "p.yaml"
+    y.write_text("- {method: spare, N: 200, r: 4, steps: 5}\n")
+    t = time.perf_counter()
+    p = run("sweep", str(y), "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9", "--quiet")
+    assert p.returncode == 2 and time.perf_counter() - t < 10.0 + 5.0  # 5 s timeout + start-up
+    (line,) = p.stderr.strip().splitlines()
+    assert "tcp://127.0.0.1:9" in line and "did not answer" in line
+    q = run("sweep", str(y), "--out", "/nonexistent/dir/x.csv")
+    assert q.returncode == 2 and "does not exist" in q.stderr and "sweep:" not in q.stderr
+
+
+def test_json_is_strict_and_warnings_are_one_line():
+    p = run("simulate", "--method", "rep", "--N", "200", "--r", "3", "--steps", "20", "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    assert "phase0_share" in d and d["phase0_share"] is None
+    q = run("simulate", "--method", "ckpt", "--N", "200", "--steps", "200", "--max-wall-t0", "1")
+    assert q.returncode == 0, q.stderr
+    (line,) = q.stderr.strip().splitlines()
+    assert line.startswith("spare: warning: the run stopped at --max-wall-t0 1 T0") and ".py" not in line
+
+
+def test_paper_r_star_rules_say_why_they_differ():
+    p = run("plan", *LLAMA)
+    assert p.returncode == 0, p.stderr
+    line = next(x for x in p.stdout.splitlines() if x.startswith("Paper's formulas"))
+    assert "they differ: the log2 rule comes from mu(N, r*) ~ N/2" in line
+
+
+def test_make_lab_allows_root():
+    from pathlib import Path
+
+    make = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
+    lab = make[make.index("\nlab:"):].split("\n\n")[0]
+    assert "--allow-root" in lab and "id -u" in lab

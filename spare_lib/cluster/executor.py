@@ -42,7 +42,8 @@ def execute(call: Callable[[Any], Any], items: Sequence[Any], *, backend: str = 
     backend : {'serial', 'processes', 'dask'}
         'serial' runs in this process; 'processes' uses a spawn-context process pool with
         ``min(workers, number of items run)`` processes; 'dask' uses ``client`` (a
-        ``dask.distributed.Client`` or a scheduler address) or a LocalCluster of ``workers``
+        ``dask.distributed.Client`` or a scheduler address, ConnectionError if it does not
+        answer within :data:`DASK_CONNECT_TIMEOUT_S`) or a LocalCluster of ``workers``
         single-threaded worker processes, closed afterwards.
     client : dask.distributed.Client, str or None
         For 'dask' only (ignored otherwise).
@@ -103,7 +104,7 @@ def _run_dask(call: Callable[[Any], Any], items: Sequence[Any], todo: list[int],
                                dashboard_address=None)
         own = client = Client(cluster)
     elif isinstance(client, str):
-        own = client = Client(client)
+        own = client = connect(client)
     try:
         # boxed: dask < 2024.12 would run a tuple item whose first element is callable as a task
         futs = client.map(_unbox, [call] * len(todo), [_Box(items[i]) for i in todo], pure=False)
@@ -123,6 +124,25 @@ def _run_dask(call: Callable[[Any], Any], items: Sequence[Any], todo: list[int],
             own.close()
             if cluster_obj is not None:
                 cluster_obj.close()
+
+
+#: Seconds to wait for a Dask scheduler given by address before giving up.
+DASK_CONNECT_TIMEOUT_S = 5.0
+
+
+def connect(address: str) -> Any:
+    """A ``dask.distributed.Client`` on ``address``; ConnectionError naming the address if the
+    scheduler does not answer within :data:`DASK_CONNECT_TIMEOUT_S` (ValueError without dask)."""
+    try:
+        from dask.distributed import Client
+    except ImportError as exc:  # pragma: no cover - optional extra
+        raise ValueError("backend='dask' needs the optional extra: pip install -e '.[dask]'") from exc
+    try:
+        return Client(address, timeout=DASK_CONNECT_TIMEOUT_S)
+    except (OSError, TimeoutError) as exc:
+        raise ConnectionError(f"Dask scheduler {address!r} did not answer within "
+                              f"{DASK_CONNECT_TIMEOUT_S:g} s ({type(exc).__name__}); is it running "
+                              "and reachable from here?") from None
 
 
 @dataclasses.dataclass(frozen=True)

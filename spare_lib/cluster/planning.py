@@ -49,7 +49,12 @@ import numpy as np
 
 from spare_lib import theory as th
 from spare_lib._util.validate import check_int, check_positive
-from spare_lib.cluster.config import ClusterConfig, allreduce_600k_s, analytic_checkpoint_interval
+from spare_lib.cluster.config import (
+    FAILURE_DISTRIBUTIONS,
+    ClusterConfig,
+    allreduce_600k_s,
+    analytic_checkpoint_interval,
+)
 from spare_lib.stacking.layout import max_ruler_r
 
 METHODS = ("spare", "rep", "ckpt")
@@ -75,8 +80,19 @@ MAX_WALL_T0 = 50.0
 SPARE_WINDOW = 3
 
 
-#: Default Rep+CKPT redundancies simulated (the closed-form optimum is always added).
+#: Default Rep+CKPT redundancies simulated (the closed-form optimum is always added), clipped to
+#: [2, N].
 REP_R = (2, 3, 4, 5)
+
+
+def rep_r_max(N: int) -> int:
+    """Largest Rep+CKPT r on the closed-form curve: min(N, max(largest ruler r, 5)).
+
+    Any 2 ≤ r ≤ N is a valid replica-set size (``closed_form_point`` and the simulator take it),
+    but the curve stops here: Rep's overhead is r, so larger sets never win.
+    """
+    N = check_int("N", N, lo=2)
+    return min(N, max(max_ruler_r(N), 5))
 
 
 #: Default multipliers of the closed-form checkpoint interval simulated at the best r (stage 2 of
@@ -104,6 +120,11 @@ class ClusterSpec:
         Failure-free step time at stack depth 1: compute per stack + T_a.
     allreduce_s : float
         All-reduce time T_a, 0 ≤ T_a < step_s.
+    weibull_shape : float
+        Weibull shape k of the per-group failure law (0.78); simulation only (the closed forms
+        depend on the mean m alone).
+    failure_dist : {'weibull', 'exponential'}
+        Law of the per-group time between failures; simulation only.
     """
 
     gpus: int
@@ -113,6 +134,8 @@ class ClusterSpec:
     checkpoint_s: float
     step_s: float
     allreduce_s: float
+    weibull_shape: float = 0.78
+    failure_dist: str = "weibull"
 
     def __post_init__(self) -> None:
         gpus = check_int("gpus", self.gpus, lo=2)
@@ -128,6 +151,10 @@ class ClusterSpec:
         if ta >= step:
             raise ValueError(f"allreduce_s must be in [0, step_s) = [0, {step:g}) (step = compute "
                              f"+ all-reduce), got {ta:g}")
+        check_positive("weibull_shape", self.weibull_shape)
+        if self.failure_dist not in FAILURE_DISTRIBUTIONS:
+            raise ValueError(f"failure_dist must be one of {FAILURE_DISTRIBUTIONS}, "
+                             f"got {self.failure_dist!r}")
 
     @property
     def N(self) -> int:
@@ -146,19 +173,22 @@ class ClusterSpec:
     def cluster_config(self, steps: int = 10_000, **overrides: Any) -> ClusterConfig:
         """The simulator's :class:`~spare_lib.cluster.ClusterConfig` for this cluster.
 
-        Jitter, the Weibull shape (0.78), the shrink time and the all-reduce factor keep the
-        600k-H100 preset's values unless overridden.
+        The failure law is this cluster's; jitter, the shrink time and the all-reduce factor keep
+        the 600k-H100 preset's values unless overridden.
         """
-        return ClusterConfig(steps=steps, compute_per_stack_s=self.compute_per_stack_s,
-                             allreduce_s=self.allreduce_s, restart_s=self.restart_s,
-                             checkpoint_s=self.checkpoint_s, system_mtbf_s=self.system_mtbf_s,
-                             n_gpus=self.gpus, **overrides)
+        fields = {"steps": steps, "compute_per_stack_s": self.compute_per_stack_s,
+                  "allreduce_s": self.allreduce_s, "restart_s": self.restart_s,
+                  "checkpoint_s": self.checkpoint_s, "system_mtbf_s": self.system_mtbf_s,
+                  "n_gpus": self.gpus, "weibull_shape": self.weibull_shape,
+                  "failure_dist": self.failure_dist}
+        return ClusterConfig(**{**fields, **overrides})
 
 
 def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | None = None,
                  gpu_mtbf_hours: float | None = None, restart_min: float = 60.0,
                  checkpoint_s: float = th.T_S_PAPER, step_s: float | None = None,
-                 allreduce_s: float | None = None) -> ClusterSpec:
+                 allreduce_s: float | None = None, weibull_shape: float = 0.78,
+                 failure_dist: str = "weibull") -> ClusterSpec:
     """Describe a cluster in the units engineers quote; defaults are the paper's 600k-H100 case.
 
     Parameters
@@ -180,6 +210,10 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
     allreduce_s : float or None
         All-reduce time T_a in seconds, in [0, step_s); None: N/100 s as the 600k-H100 preset
         (2 / 6 / 10 s at N = 200 / 600 / 1000).
+    weibull_shape : float
+        Weibull shape k (> 0; the paper's 0.78); used by the simulation only.
+    failure_dist : {'weibull', 'exponential'}
+        Per-group failure law of the simulation (same mean either way).
 
     Examples
     --------
@@ -211,7 +245,8 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
     return ClusterSpec(gpus=gpus, gpus_per_group=gpg, system_mtbf_s=m,
                        restart_s=60.0 * check_positive("restart_min", restart_min, allow_zero=True),
                        checkpoint_s=check_positive("checkpoint_s", checkpoint_s), step_s=step_s,
-                       allreduce_s=ta)
+                       allreduce_s=ta, weibull_shape=check_positive("weibull_shape", weibull_shape),
+                       failure_dist=failure_dist)
 
 
 @dataclass(frozen=True)
@@ -267,10 +302,12 @@ class Plan:
     spare, rep, ckpt : ClosedFormPoint
         The optimum of each method.
     curve : tuple of ClosedFormPoint
-        Every candidate evaluated: SPARe r = 2..r_max, Rep r = 2..r_max, CKPT-only.
+        Every candidate evaluated: SPARe r = 2..r_max, Rep r = 2..rep_r_max, CKPT-only.
     r_max : int
-        Largest r of the ruler layout at this N (``layout.max_ruler_r``; 12/20/26 at
-        N = 200/600/1000).
+        Largest SPARe r: of the ruler layout at this N (``layout.max_ruler_r``; 12/20/26 at
+        N = 200/600/1000; 2 for N ≤ 5).
+    rep_r_max : int
+        Largest Rep r on the curve (:func:`rep_r_max`); :meth:`point` evaluates any r ≤ N.
     gain_vs_rep, gain_vs_ckpt : float
         1 − J(SPARe*)/J(Rep*) and 1 − J(SPARe*)/J(CKPT-only).
     r_star_paper : int
@@ -291,14 +328,36 @@ class Plan:
     gain_vs_ckpt: float
     r_star_paper: int
     r_star_log2: int
+    rep_r_max: int = 0
 
     def point(self, method: str, r: int) -> ClosedFormPoint:
-        """The evaluated candidate (method, r); ValueError if it is not in :attr:`curve`."""
+        """The candidate (method, r) of :attr:`curve`, or a Rep r ≤ N evaluated on demand;
+        ValueError for anything else."""
         for p in self.curve:
             if p.method == method and p.r == r:
                 return p
+        if method == "rep" and isinstance(r, int) and 2 <= r <= self.cluster.N:
+            return closed_form_point(self.cluster, "rep", r, self.model)
         raise ValueError(f"(method, r) must be a candidate of this plan, got ({method!r}, {r}); "
-                         f"r must be in [2, {self.r_max}] for spare/rep, 1 for ckpt")
+                         f"r must be in [2, {self.r_max}] for spare, [2, {self.cluster.N}] for rep, "
+                         "1 for ckpt")
+
+    @property
+    def best(self) -> ClosedFormPoint:
+        """The method with the lowest closed-form TTT/T0 (SPARe, Rep or CKPT-only)."""
+        return min((self.spare, self.rep, self.ckpt), key=lambda p: p.ttt_over_t0)
+
+    def r_star_note(self) -> str:
+        """Why the paper's two r* (argmin of its Eq. 7, and the log2 rule) may differ."""
+        a, b = self.r_star_paper, self.r_star_log2
+        if a == b:
+            return "the two agree"
+        why = ["the log2 rule comes from mu(N, r*) ~ N/2 and ignores this cluster's times "
+               "(m, T_r, T_s), which Eq. 7 weighs"]
+        if b > self.r_max:
+            why.append(f"and lies above the largest ruler r at N = {self.cluster.N} "
+                       f"(r_max = {self.r_max}), the top of the range Eq. 7 is minimised over")
+        return "they differ: " + " ".join(why)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (N and compute time added to the cluster)."""
@@ -395,8 +454,10 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> 
 
     For every r the checkpoint period is the availability optimum T_c*(T_f = μ·m) of Eq. 2; the
     recommended r minimises J(r) = S̄(N, r)/A*(μ(N, r)·m) (Eq. 7) over r = 2..r_max (SPARe,
-    Rep), CKPT-only has r = 1. Cost: O(r_max) closed-form evaluations (≈ 1 s at N = 1000 the
-    first time, cached afterwards).
+    Rep), CKPT-only has r = 1. Cost: O(r_max) closed-form evaluations, each O(N) (≈ 0.1 s at
+    N = 1000, ≈ 0.5 s at N = 10⁵ the first time, cached afterwards; above N = 2048 the
+    consecutive-layout count of ``theory.finite`` switches from exact integers to a float
+    closed form (r = 2), see ``theory.finite.EXACT_N_MAX``).
 
     Parameters
     ----------
@@ -406,8 +467,9 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> 
         'finite' (default, the better estimate: ``mu_finite`` and ``overhead_finite``) or
         'paper' (``mu_closed`` and Eq. 5, the paper's formulas).
     r_max : int or None
-        Largest r considered; None: ``max_ruler_r(N)``, the largest r of the ruler layout (12,
-        20, 26 at N = 200, 600, 1000). At most ``max_ruler_r(N)``.
+        Largest SPARe r considered; None: ``max_ruler_r(N)``, the largest r of the ruler layout
+        (12, 20, 26 at N = 200, 600, 1000; 2 for N ≤ 5). At most ``max_ruler_r(N)``. Rep runs
+        over r = 2..:func:`rep_r_max`.
 
     Returns
     -------
@@ -429,8 +491,9 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> 
         raise ValueError(f"N = gpus / gpus_per_group must be >= 2 groups, got {N}")
     r_max = top if r_max is None else check_int("r_max", r_max, lo=2, hi=top)
     rs = range(2, r_max + 1)
+    rep_top = rep_r_max(N)
     spare = [closed_form_point(spec, "spare", r, model) for r in rs]
-    rep = [closed_form_point(spec, "rep", r, model) for r in rs]
+    rep = [closed_form_point(spec, "rep", r, model) for r in range(2, rep_top + 1)]
     ckpt = closed_form_point(spec, "ckpt", 1, model)
     best_s = min(spare, key=lambda p: p.ttt_over_t0)
     best_r = min(rep, key=lambda p: p.ttt_over_t0)
@@ -439,7 +502,8 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> 
                 curve=(*spare, *rep, ckpt), r_max=r_max,
                 gain_vs_rep=1.0 - best_s.ttt_over_t0 / best_r.ttt_over_t0,
                 gain_vs_ckpt=1.0 - best_s.ttt_over_t0 / ckpt.ttt_over_t0,
-                r_star_paper=min(paper_j)[1], r_star_log2=int(th.r_star_closed(N)))
+                r_star_paper=min(paper_j)[1], r_star_log2=int(th.r_star_closed(N)),
+                rep_r_max=rep_top)
 
 
 def _spare_point_j(spec: ClusterSpec, r: int, model: str) -> float:

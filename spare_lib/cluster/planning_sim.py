@@ -1,6 +1,15 @@
 """The simulated planner: :func:`plan_simulated` confirms or corrects the closed-form r and checkpoint
-interval with the discrete-event simulator, run through :func:`spare_lib.cluster.sweep.run_sweep`
-(seeds derived from each point, so every backend gives the same plan).
+interval with the discrete-event simulator, run through :func:`spare_lib.cluster.sweep.run_sweep`,
+and ends with one :class:`~spare_lib.cluster.verdict.Verdict` over every method.
+
+Common random numbers: trial t of every candidate (any method, r and C) runs with the same seed
+:func:`trial_seed` (derived from the cluster and t only) and the same failure stream
+(``simulate(..., failure_seed=...)``): every candidate of a trial sees the same failure sequence
+per group, so differences between candidates are paired by trial (the verdict's CIs).
+
+Run length: ``steps='auto'`` picks enough committed steps for the closed-form best SPARe and Rep
+candidates to expect :data:`MIN_RESTARTS` global restarts per run (at least the paper's 10,000),
+and candidates that still averaged fewer restarts are reported (:attr:`SimulatedPlan.warnings`).
 """
 
 from __future__ import annotations
@@ -10,7 +19,6 @@ import math
 import time
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,210 +34,38 @@ from spare_lib.cluster.planning import (
     SPARE_WINDOW,
     ClusterSpec,
     Plan,
-    _clean,
     plan,
 )
+from spare_lib.cluster.planning_results import (
+    SimulatedChoice,
+    SimulatedPlan,
+    SimulatedPoint,
+    _choose,
+    _choose_checkpoint,
+)
+from spare_lib.cluster.verdict import Contender, Verdict, loss_against, verdict
 
+#: A candidate with fewer global restarts per run than this, on average, is flagged: its TTT/T0
+#: reflects compute overhead more than failures.
+MIN_RESTARTS = 5
 
-@dataclass(frozen=True)
-class SimulatedPoint:
-    """Simulated statistics of one (method, r) over its trials.
+#: ``steps='auto'``: at least the paper's 10,000 steps, at most this many.
+AUTO_STEPS_MIN, AUTO_STEPS_MAX = 10_000, 200_000
 
-    Attributes
-    ----------
-    method, label, r, checkpoint_steps : the candidate and the checkpoint interval C simulated
-        (stage 1: the closed form's T_c* in steps).
-    stage : int
-        1: the search over r at the closed-form C; 2: the search over C at the stage-1 best r.
-    trials, completed : int
-        Runs, and runs that reached the last step before the wall-clock cap.
-    ttt_mean, ttt_std, ttt_min, ttt_max, ttt_se : float
-        TTT/T0 over trials (std with ddof=1, s.e. = std/sqrt(trials); nan for one trial). For
-        unfinished runs TTT/T0 is a lower bound (the cap).
-    availability_mean, overhead_mean, restarts_mean : float
-        Mean availability, stacks per group per step and global restarts.
-    closed_form_ttt, closed_form_availability : float
-        The closed form's prediction for this candidate.
-    """
-
-    method: str
-    label: str
-    r: int
-    checkpoint_steps: int
-    trials: int
-    completed: int
-    ttt_mean: float
-    ttt_std: float
-    ttt_min: float
-    ttt_max: float
-    ttt_se: float
-    availability_mean: float
-    overhead_mean: float
-    restarts_mean: float
-    closed_form_ttt: float
-    closed_form_availability: float
-    stage: int = 1
-
-
-@dataclass(frozen=True)
-class SimulatedChoice:
-    """The simulation's recommendation for one method and its distance from the closed form.
-
-    Attributes
-    ----------
-    method, label : str
-    r : int
-        Candidate with the lowest mean simulated TTT/T0 at its closed-form checkpoint interval
-        (stage 1, among candidates whose runs all finished).
-    ttt : float
-        Mean simulated TTT/T0 of the recommendation: r at ``checkpoint_steps``.
-    tied : tuple of int
-        Candidates whose stage-1 mean is within 2 standard errors of the difference from the
-        best (sqrt(se_r² + se_best²)): the simulation cannot tell them apart.
-    closed_form_r : int
-        The closed form's recommendation.
-    ttt_at_closed_form_r : float
-        Mean simulated TTT/T0 at ``closed_form_r`` (its closed-form checkpoint interval).
-    delta_r : int
-        r − closed_form_r.
-    excess : float
-        ttt_at_closed_form_r / ttt_r − 1, with ttt_r the stage-1 mean at r: what following the
-        closed form's r costs in simulation.
-    agrees : bool
-        closed_form_r is among ``tied``.
-    finished : bool
-        False if no candidate finished within the wall-clock cap (``ttt`` is then a lower bound).
-    candidates : tuple of int
-        The r simulated; a best r at the edge of several candidates is flagged by
-        :meth:`describe` (the optimum may lie outside the window).
-    checkpoint_steps : int
-        Recommended checkpoint interval C (steps) at r: the simulated best of the closed-form C
-        and the stage-2 intervals; the closed-form C when stage 2 did not run.
-    closed_form_checkpoint_steps : int
-        The closed form's C at r (T_c* over the mean step time).
-    checkpoint_tied : tuple of int
-        Intervals at r whose mean is within 2 standard errors of the best.
-    checkpoint_candidates : tuple of int
-        Intervals simulated at r (one entry: no checkpoint search).
-    ttt_at_closed_form_checkpoint : float
-        Stage-1 mean at r, i.e. with the closed-form C (``ttt`` ≤ this).
-    """
-
-    method: str
-    label: str
-    r: int
-    ttt: float
-    tied: tuple[int, ...]
-    closed_form_r: int
-    ttt_at_closed_form_r: float
-    delta_r: int
-    excess: float
-    agrees: bool
-    finished: bool
-    candidates: tuple[int, ...] = ()
-    checkpoint_steps: int = 0
-    closed_form_checkpoint_steps: int = 0
-    checkpoint_tied: tuple[int, ...] = ()
-    checkpoint_candidates: tuple[int, ...] = ()
-    ttt_at_closed_form_checkpoint: float = float("nan")
-
-    def describe(self) -> str:
-        """One or two lines: whether, and by how much, simulation and closed form disagree on r
-        and (after the checkpoint search) on the checkpoint interval."""
-        if not self.finished:
-            return (f"{self.label}: no run finished within the wall-clock cap "
-                    f"(TTT/T0 > {self.ttt:.3g})")
-        ttt_r = self.ttt_at_closed_form_checkpoint
-        head = f"{self.label}: simulated r = {self.r} (TTT/T0 {ttt_r:.3f})"
-        if len(self.candidates) > 2 and self.r in (min(self.candidates), max(self.candidates)):
-            head += " [at the edge of the simulated r window: widen it]"
-        tied = _ranges(self.tied)
-        if self.delta_r == 0:
-            line = f"{head}; closed form r = {self.closed_form_r}: same"
-        elif self.agrees:
-            line = (f"{head}; closed form r = {self.closed_form_r} differs by {self.delta_r:+d} "
-                    f"but is within noise (r = {tied} tied within 2 s.e.; "
-                    f"+{100 * self.excess:.1f} % TTT at r = {self.closed_form_r})")
-        else:
-            line = (f"{head}; closed form r = {self.closed_form_r} DIFFERS by {self.delta_r:+d}: "
-                    f"its simulated TTT/T0 {self.ttt_at_closed_form_r:.3f} is "
-                    f"{100 * self.excess:+.1f} % (tied within 2 s.e.: r = {tied})")
-        if len(self.checkpoint_candidates) < 2:
-            return line
-        c, c0 = self.checkpoint_steps, self.closed_form_checkpoint_steps
-        ctied = ", ".join(str(x) for x in self.checkpoint_tied)
-        cands = self.checkpoint_candidates
-        if len(cands) > 2 and c in (min(cands), max(cands)):
-            ctied += " [best C at the edge of the simulated range]"
-        if c == c0:
-            return (f"{line}\n    checkpoint every {c} steps: the closed form's C is the simulated "
-                    f"best of C = {', '.join(str(x) for x in self.checkpoint_candidates)} "
-                    f"(tied within 2 s.e.: C = {ctied})")
-        return (f"{line}\n    checkpoint every {c} steps (TTT/T0 {self.ttt:.3f}, "
-                f"{100 * (self.ttt / ttt_r - 1):+.1f} % against the closed form's C = {c0}; "
-                f"tied within 2 s.e.: C = {ctied})")
-
-
-@dataclass(frozen=True)
-class SimulatedPlan:
-    """Closed forms plus simulation of every candidate (:func:`plan_simulated`).
-
-    Attributes
-    ----------
-    closed : Plan
-        The closed-form plan the candidates and checkpoint intervals come from.
-    points : tuple of SimulatedPoint
-        One per simulated (method, r), SPARe then Rep then CKPT-only, r ascending.
-    spare, rep, ckpt : SimulatedChoice
-        The simulation's recommendation per method.
-    gain_vs_rep : float
-        1 − TTT(SPARe recommended)/TTT(Rep recommended), each at its recommended r and checkpoint
-        interval.
-    gain_vs_rep_closed_checkpoint : float
-        The same with both at their stage-1 best r and closed-form checkpoint interval.
-    checkpoint_factors : tuple of float
-        Multipliers of the closed-form C simulated in stage 2 (empty: no checkpoint search).
-    trials, steps, seed : int
-        Trials per candidate, committed steps per run, root seed (seeds are
-        ``point_seed(point, seed)``).
-    max_wall_t0 : float
-        Wall-clock cap of a run in units of T0.
-    elapsed_s : float
-        Wall time of the simulation sweep.
-    """
-
-    closed: Plan
-    points: tuple[SimulatedPoint, ...]
-    spare: SimulatedChoice
-    rep: SimulatedChoice
-    ckpt: SimulatedChoice
-    gain_vs_rep: float
-    gain_vs_rep_closed_checkpoint: float
-    checkpoint_factors: tuple[float, ...]
-    trials: int
-    steps: int
-    seed: int
-    max_wall_t0: float
-    elapsed_s: float
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict (nan -> None)."""
-        d = _clean(dataclasses.asdict(self))
-        d["closed"] = self.closed.to_dict()
-        for m in METHODS:
-            d[m]["summary"] = getattr(self, m).describe()
-        return d
 
 
 def simulate_plan_point(method: str, N: int, r: int, ckpt_steps: int, steps: int,
                         compute_per_stack_s: float, allreduce_s: float, restart_s: float,
                         checkpoint_s: float, system_mtbf_s: float, n_gpus: int, trial: int,
-                        seed: int, max_wall_t0: float = MAX_WALL_T0) -> dict[str, Any]:
+                        seed: int, max_wall_t0: float = MAX_WALL_T0, weibull_shape: float = 0.78,
+                        failure_dist: str = "weibull",
+                        failure_seed: int | None = None) -> dict[str, Any]:
     """One simulated run of a planning candidate (a :func:`~spare_lib.cluster.sweep.run_sweep` point).
 
-    Module-level so the process pool can pickle it. ``trial`` only makes the points of the
-    trials of one candidate distinct, hence their seeds (``point_seed``) too. The other cluster
-    fields (jitter, Weibull k = 0.78, shrink 0.1 s, all-reduce factor 0.5) are the preset's.
+    Module-level so the process pool can pickle it. ``trial`` labels the trial; its seed is
+    :func:`trial_seed` (the same for every candidate of the trial) and, with common random
+    numbers, ``failure_seed`` too. Jitter, shrink 0.1 s and the all-reduce factor 0.5 are the
+    preset's.
 
     Returns
     -------
@@ -241,11 +77,13 @@ def simulate_plan_point(method: str, N: int, r: int, ckpt_steps: int, steps: int
     config = ClusterConfig(steps=int(steps), compute_per_stack_s=float(compute_per_stack_s),
                            allreduce_s=float(allreduce_s), restart_s=float(restart_s),
                            checkpoint_s=float(checkpoint_s), system_mtbf_s=float(system_mtbf_s),
-                           n_gpus=int(n_gpus))
+                           n_gpus=int(n_gpus), weibull_shape=float(weibull_shape),
+                           failure_dist=str(failure_dist))
+    extra = {} if failure_seed is None else {"failure_seed": int(failure_seed)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # unfinished runs are reported instead
         res = simulate(method, int(N), int(r), int(ckpt_steps), config, seed=int(seed),
-                       max_wall_s=float(max_wall_t0) * config.t0_s())
+                       max_wall_s=float(max_wall_t0) * config.t0_s(), **extra)
     return {"ttt_over_t0": res.ttt_over_t0, "availability": res.availability,
             "overhead": res.overhead, "full_restarts": res.full_restarts,
             "completed": res.completed}
@@ -253,17 +91,19 @@ def simulate_plan_point(method: str, N: int, r: int, ckpt_steps: int, steps: int
 
 def candidate_rs(closed: Plan, spare_window: int = SPARE_WINDOW,
                  rep_r: Sequence[int] = REP_R) -> dict[str, tuple[int, ...]]:
-    """Candidates simulated by :func:`plan_simulated`.
+    """Default candidates simulated by :func:`plan_simulated`.
 
     SPARe: closed-form r* ± ``spare_window`` clipped to [2, r_max] (the J(r) curve is flat near
     its minimum and the paper's simulated optima lie within 2 of the closed form's); Rep: the
-    given ``rep_r`` (default 2..5: beyond r = 5 the overhead r dominates) plus the closed-form
-    optimum, clipped to [2, min(N, r_max)]; CKPT-only: r = 1.
+    given ``rep_r`` (default 2..5: beyond r = 5 the overhead r dominates) clipped to [2, N], plus
+    the closed-form optimum; CKPT-only: r = 1.
     """
     w = check_int("spare_window", spare_window, lo=0)
     r0 = closed.spare.r
     spare = tuple(range(max(2, r0 - w), min(closed.r_max, r0 + w) + 1))
-    reps = {check_int("rep_r", int(r), lo=2, hi=closed.r_max) for r in rep_r} | {closed.rep.r}
+    N = closed.cluster.N
+    reps = {check_int("rep_r", int(r), lo=2) for r in rep_r}
+    reps = {r for r in reps if r <= N} | {closed.rep.r}
     return {"spare": spare, "rep": tuple(sorted(reps)), "ckpt": (1,)}
 
 
@@ -278,22 +118,89 @@ def checkpoint_candidates(c0: int, factors: Sequence[float]) -> tuple[int, ...]:
     return tuple(sorted({c0} | {max(1, round(f * c0)) for f in fs}))
 
 
-def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int = 10_000, seed: int = 0,
+def trial_seed(spec: ClusterSpec, trial: int, root: int = 0) -> int:
+    """Seed of trial ``trial`` for every candidate of a plan: from the cluster, the trial index
+    and ``root`` only (never the method, r or C), so candidates share their random numbers."""
+    from spare_lib.cluster.sweep import point_seed
+
+    return point_seed({"cluster": dataclasses.asdict(spec), "trial": int(trial)}, root)
+
+
+def restarts_needed_steps(p: Any, min_restarts: int = MIN_RESTARTS) -> int:
+    """Steps for ``min_restarts`` expected global restarts: ceil(min_restarts·T_f/step time) of a
+    closed-form point (or a :class:`SimulatedPoint`)."""
+    tf = p.restart_interval_s
+    step = p.step_time_s
+    return max(1, math.ceil(min_restarts * tf / step))
+
+
+#: ``steps='auto'`` resolves the candidates whose closed-form TTT/T0 is within this share of their
+#: method's closed-form best (the ones the ranking has to tell apart).
+AUTO_NEAR_BEST = 0.05
+
+
+def auto_steps(closed: Plan, cands: dict[str, tuple[int, ...]],
+               min_restarts: int = MIN_RESTARTS) -> tuple[int, str]:
+    """Run length for ``steps='auto'`` and a note saying how it was chosen.
+
+    Enough steps for every SPARe and Rep candidate within :data:`AUTO_NEAR_BEST` of its method's
+    closed-form best to expect ``min_restarts`` global restarts per run (T_f over the mean step
+    time), clipped to [AUTO_STEPS_MIN, AUTO_STEPS_MAX]. CKPT-only restarts every m: never the
+    bottleneck.
+    """
+    pts = []
+    for m in ("spare", "rep"):
+        if cands.get(m):
+            mine = [closed.point(m, r) for r in cands[m]]
+            j = min(q.ttt_over_t0 for q in mine)
+            pts += [q for q in mine if q.ttt_over_t0 <= (1 + AUTO_NEAR_BEST) * j]
+    if not pts:
+        return AUTO_STEPS_MIN, f"auto: {AUTO_STEPS_MIN:,} steps (the paper's)"
+    need = {(p.method, p.r): restarts_needed_steps(p, min_restarts) for p in pts}
+    key = max(need, key=need.get)
+    top = closed.point(*key)
+    steps = min(max(need[key], AUTO_STEPS_MIN), AUTO_STEPS_MAX)
+    who = f"{top.label} r = {top.r} (closed-form T_f = {top.restart_interval_s / 3600:.3g} h)"
+    scope = f"the candidates within {100 * AUTO_NEAR_BEST:.0f} % of their method's closed-form best"
+    if need[key] <= AUTO_STEPS_MIN:
+        return steps, (f"auto: {steps:,} steps (the paper's), enough for >= {min_restarts} expected "
+                       f"restarts per run of {scope}")
+    if need[key] > AUTO_STEPS_MAX:
+        return steps, (f"auto: {steps:,} steps (the cap; {who} would need {need[key]:,} for "
+                       f">= {min_restarts} expected restarts per run)")
+    return steps, (f"auto: {steps:,} steps so that {scope} expect >= {min_restarts} restarts per "
+                   f"run (the longest need: {who})")
+
+
+def _check_candidates(name: str, rs: Sequence[int], lo: int, hi: int, N: int) -> tuple[int, ...]:
+    out = set()
+    for r in rs:
+        if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or not lo <= int(r) <= hi:
+            raise ValueError(f"{name} must be integers in [{lo}, {hi}] at N = {N}, got {r!r}")
+        out.add(int(r))
+    return tuple(sorted(out))
+
+
+def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "auto", seed: int = 0,
                    model: str = "finite", spare_r: Sequence[int] | None = None,
                    rep_r: Sequence[int] | None = None, include_ckpt: bool = True,
                    spare_window: int = SPARE_WINDOW, max_wall_t0: float = MAX_WALL_T0,
                    checkpoint_factors: Sequence[float] = CKPT_FACTORS,
                    backend: str = "processes", workers: int | None = None,
-                   cache_dir: str | None = None, progress: bool = False) -> SimulatedPlan:
-    """Simulate every candidate r, then the checkpoint interval at the best r; recommend both.
+                   cache_dir: str | None = None, progress: bool = False,
+                   min_restarts: int = MIN_RESTARTS, common_failures: bool = True,
+                   client: Any = None) -> SimulatedPlan:
+    """Simulate every candidate r, then the checkpoint interval at the best r; rank all methods.
 
     Stage 1: each candidate (method, r) runs ``trials`` times with the closed form's checkpoint
     interval C0 = T_c* in steps; the recommended r is the candidate with the lowest mean TTT/T0
     (candidates within 2 standard errors are reported as tied). Stage 2: at that r, the
     intervals round(f·C0) for f in ``checkpoint_factors`` run ``trials`` times each, and the
     recommended interval is the best of those and C0. Both stages go through
-    :func:`spare_lib.cluster.sweep.run_sweep` and :func:`simulate_plan_point`; seeds are
-    ``point_seed(point, seed)``, so the numbers do not depend on the backend or the worker count.
+    :func:`spare_lib.cluster.sweep.run_sweep` and :func:`simulate_plan_point`. Trial t of every
+    candidate uses :func:`trial_seed` (spec, t, seed) and the same failure stream (common random
+    numbers), so the numbers do not depend on the backend or the worker count and the
+    :attr:`SimulatedPlan.verdict` compares methods paired by trial.
 
     Stage 2 is a coordinate step, not a joint grid: the best r hardly moves with C because J(r)
     is flat near its minimum, while the closed-form C can be far from the simulated optimum
@@ -303,71 +210,90 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int = 10_000, s
     Parameters
     ----------
     spec : ClusterSpec
-        The cluster.
+        The cluster (its ``weibull_shape`` and ``failure_dist`` drive the failures).
     trials : int
-        Runs per candidate, ≥ 1 (the paper: 3).
-    steps : int
-        Committed steps per run (the paper: 10,000).
+        Runs per candidate, ≥ 1 (the paper: 3; ≥ 2 for confidence intervals).
+    steps : int or 'auto'
+        Committed steps per run; 'auto' (default): :func:`auto_steps`.
     seed : int
         Root seed, ≥ 0.
     model : {'finite', 'paper'}
         Closed-form model (see :func:`plan`).
     spare_r, rep_r : sequence of int or None
-        Explicit candidates; None: :func:`candidate_rs` (SPARe r* ± ``spare_window``, Rep 2..5
-        plus the closed-form optimum). An empty sequence skips the method.
+        Explicit candidates (SPARe: 2..largest ruler r at N; Rep: 2..N); None:
+        :func:`candidate_rs`. An empty sequence skips the method.
     include_ckpt : bool
         Also simulate CKPT-only.
     spare_window : int
-        Half-width of the SPARe window (default 3).
+        Half-width of the default SPARe window (3).
     max_wall_t0 : float
         Stop a run at this many T0 (CKPT-only in the restart-dominant regime may never finish).
     checkpoint_factors : sequence of float
         Stage-2 multipliers of C0, each > 0 (default :data:`CKPT_FACTORS`: 0.5, 0.75, 1.5, 2);
         empty: no checkpoint search. Methods with no finished stage-1 run are not searched.
-    backend, workers, cache_dir, progress :
-        Passed to :func:`~spare_lib.cluster.sweep.run_sweep` (default: local process pool, no cache).
+    backend, workers, cache_dir, progress, client :
+        Passed to :func:`~spare_lib.cluster.sweep.run_sweep` (default: local process pool, no
+        cache; ``client``: a Dask client or scheduler address for ``backend='dask'``).
+    min_restarts : int
+        Candidates with fewer global restarts per run on average are flagged in ``warnings``
+        (and 'auto' aims at this many for the closed-form best).
+    common_failures : bool
+        Pass ``failure_seed`` = the trial seed (common failure streams across candidates); False
+        keeps only the common ``seed``.
 
     Returns
     -------
     SimulatedPlan
     """
+    import inspect
+
+    from spare_lib.cluster.simulate import simulate
     from spare_lib.cluster.sweep import run_sweep
 
     trials = check_int("trials", trials, lo=1)
-    steps = check_int("steps", steps, lo=1)
     seed = check_int("seed", seed, lo=0)
+    min_restarts = check_int("min_restarts", min_restarts, lo=0)
     max_wall_t0 = check_positive("max_wall_t0", max_wall_t0)
     factors = tuple(check_positive("checkpoint_factors", float(f)) for f in checkpoint_factors)
     closed = plan(spec, model=model)
+    N = spec.N
     cands = candidate_rs(closed, spare_window, REP_R if rep_r is None else ())
     if spare_r is not None:
-        cands["spare"] = tuple(sorted({check_int("spare_r", int(r), lo=2, hi=closed.r_max)
-                                       for r in spare_r}))
+        cands["spare"] = _check_candidates("spare_r", spare_r, 2, closed.r_max, N)
     if rep_r is not None:
-        cands["rep"] = tuple(sorted({check_int("rep_r", int(r), lo=2, hi=closed.r_max)
-                                     for r in rep_r}))
+        cands["rep"] = _check_candidates("rep_r", rep_r, 2, N, N)
     if not include_ckpt:
         cands["ckpt"] = ()
-    base = {"N": spec.N, "steps": steps, "compute_per_stack_s": spec.compute_per_stack_s,
+    if not any(cands.values()):
+        raise ValueError("spare_r, rep_r and include_ckpt leave no candidate to simulate")
+    if steps == "auto":
+        steps, steps_note = auto_steps(closed, cands, min_restarts)
+    else:
+        steps = check_int("steps", steps, lo=1)
+        steps_note = f"given: {steps:,} steps"
+    crn = common_failures and "failure_seed" in inspect.signature(simulate).parameters
+    base = {"N": N, "steps": steps, "compute_per_stack_s": spec.compute_per_stack_s,
             "allreduce_s": spec.allreduce_s, "restart_s": spec.restart_s,
             "checkpoint_s": spec.checkpoint_s, "system_mtbf_s": spec.system_mtbf_s,
-            "n_gpus": spec.gpus, "max_wall_t0": max_wall_t0}
+            "n_gpus": spec.gpus, "max_wall_t0": max_wall_t0, "weibull_shape": spec.weibull_shape,
+            "failure_dist": spec.failure_dist}
+    seeds = [trial_seed(spec, t, seed) for t in range(trials)]
 
     def run(pairs: list[tuple[str, int, int]], stage: int) -> list[SimulatedPoint]:
-        points = [{"method": m, "r": r, "ckpt_steps": c, **base, "trial": t}
+        points = [{"method": m, "r": r, "ckpt_steps": c, **base, "trial": t, "seed": seeds[t],
+                   **({"failure_seed": seeds[t]} if crn else {})}
                   for m, r, c in pairs for t in range(trials)]
         if not points:
             return []
         df = run_sweep(points, simulate_plan_point, backend=backend, workers=workers,
-                       cache_dir=cache_dir, progress=progress, root_seed=seed)
+                       client=client, cache_dir=cache_dir, progress=progress)
         return [_simulated_point(g, closed, stage)
                 for _, g in df.groupby(["method", "r", "ckpt_steps"], sort=False)]
 
     t0 = time.perf_counter()
     stage1 = run([(m, r, closed.point(m, r).checkpoint_steps) for m in METHODS for r in cands[m]], 1)
-    if not stage1:
-        raise ValueError("spare_r, rep_r and include_ckpt leave no candidate to simulate")
-    choices = {m: _choose(m, [p for p in stage1 if p.method == m], getattr(closed, m).r)
+    bounds = {"spare": (2, closed.r_max), "rep": (2, N), "ckpt": (1, 1)}
+    choices = {m: _choose(m, [p for p in stage1 if p.method == m], getattr(closed, m).r, bounds[m])
                for m in METHODS}
     stage2_pairs = []
     if factors:
@@ -388,17 +314,89 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int = 10_000, s
     gain = (1.0 - s.ttt / rp.ttt) if both else float("nan")
     gain_c0 = (1.0 - s.ttt_at_closed_form_checkpoint / rp.ttt_at_closed_form_checkpoint
                if both else float("nan"))
+    sim_v, closed_v, disagree = _verdicts(closed, choices, sim_points, cands)
     return SimulatedPlan(closed=closed, points=tuple(sim_points), spare=s, rep=rp,
                          ckpt=choices["ckpt"], gain_vs_rep=gain,
                          gain_vs_rep_closed_checkpoint=gain_c0, checkpoint_factors=factors,
                          trials=trials, steps=steps, seed=seed, max_wall_t0=max_wall_t0,
-                         elapsed_s=elapsed)
+                         elapsed_s=elapsed, verdict=sim_v, closed_verdict=closed_v,
+                         disagreements=disagree,
+                         warnings=_adequacy(sim_points, min_restarts, steps),
+                         steps_note=steps_note, crn=crn)
+
+
+def _verdicts(closed: Plan, choices: dict[str, SimulatedChoice], pts: list[SimulatedPoint],
+              cands: dict[str, tuple[int, ...]]) -> tuple[Verdict, Verdict, tuple[str, ...]]:
+    """Simulated and closed-form verdicts over the simulated methods, and where they disagree."""
+    sim, cf = [], []
+    for m in METHODS:
+        if not cands[m]:
+            continue
+        ch = choices[m]
+        p = next((q for q in pts if q.method == m and q.r == ch.r
+                  and q.checkpoint_steps == ch.checkpoint_steps), None)
+        if p is None:
+            continue
+        sim.append(Contender(m, p.r, p.checkpoint_steps, p.ttt_mean, p.ttt_trials,
+                             finished=p.completed == p.trials))
+        q = getattr(closed, m)
+        cf.append(Contender(m, q.r, q.checkpoint_steps, q.ttt_over_t0))
+    sim_v, closed_v = verdict(sim, "simulated"), verdict(cf, "closed form")
+    out = []
+    by = {c.method: c for c in sim}
+    ref = by[closed_v.best.method]
+    if closed_v.best.method != sim_v.best.method:
+        out.append(f"the closed form picks {closed_v.best.label}, the simulation "
+                   f"{sim_v.best.label}")
+    else:
+        head = f"both pick {ref.label}, but the closed form's margin is outside the simulated CI"
+    for x in closed_v.losses:
+        s_loss = loss_against(by[x.method], ref)
+        if s_loss.lower_bound or ref.finished is False:
+            continue
+        lo, hi = s_loss.ci_low, s_loss.ci_high
+        outside = (not lo <= x.loss <= hi) if lo == lo else (x.loss > 0) != (s_loss.loss > 0)
+        if outside:
+            if not out and closed_v.best.method == sim_v.best.method:
+                out.append(head)
+            out.append(f"{x.label} against {ref.label}: closed form {100 * x.loss:+.1f} %, "
+                       f"simulated {s_loss.text()}")
+    return sim_v, closed_v, tuple(out)
+
+
+def _adequacy(pts: list[SimulatedPoint], min_restarts: int, steps: int) -> tuple[str, ...]:
+    """One warning per method with candidates that averaged < ``min_restarts`` restarts per run."""
+    out = []
+    for m in METHODS:
+        few = [p for p in pts if p.method == m and p.completed == p.trials
+               and p.restarts_mean < min_restarts]
+        if not few:
+            continue
+        few.sort(key=lambda p: (p.r, p.checkpoint_steps))
+        which = ", ".join(f"r = {p.r}" + (f" C = {p.checkpoint_steps}" if p.stage == 2 else "")
+                          + f" ({p.restarts_mean:.1f})" for p in few)
+        # steps for min_restarts: from the observed restart rate, or the closed-form T_f if none
+        need = [math.ceil(steps * min_restarts / p.restarts_mean) if p.restarts_mean >= 1
+                else restarts_needed_steps(p, min_restarts) for p in few
+                if p.restart_interval_s == p.restart_interval_s]
+        hint = ""
+        if need:
+            n = max(need)
+            n = max(n, steps + 1)
+            hint = f"; rerun with --steps {min(n, 10 * AUTO_STEPS_MAX):,} or more"
+            if n > 10 * AUTO_STEPS_MAX:
+                hint += " (these candidates practically never restart on this cluster)"
+        out.append(f"{LABELS[m]} {which}: fewer than {min_restarts} global restarts per run on "
+                   f"average, so their TTT/T0 reflects compute overhead more than failures and "
+                   f"their ranking is not resolved{hint}")
+    return tuple(out)
 
 
 def _simulated_point(g: Any, closed: Plan, stage: int) -> SimulatedPoint:
     """Statistics of the trials of one (method, r, C) of a sweep frame."""
     method, r = str(g["method"].iloc[0]), int(g["r"].iloc[0])
     cf = closed.point(method, r)
+    g = g.sort_values("trial")
     ttt = g["ttt_over_t0"].to_numpy(dtype=float)
     n = len(ttt)
     std = float(np.std(ttt, ddof=1)) if n > 1 else float("nan")
@@ -410,71 +408,9 @@ def _simulated_point(g: Any, closed: Plan, stage: int) -> SimulatedPoint:
         availability_mean=float(g["availability"].mean()),
         overhead_mean=float(g["overhead"].mean()),
         restarts_mean=float(g["full_restarts"].mean()),
-        closed_form_ttt=cf.ttt_over_t0, closed_form_availability=cf.availability, stage=stage)
-
-
-def _se(p: SimulatedPoint) -> float:
-    return 0.0 if math.isnan(p.ttt_se) else p.ttt_se
-
-
-def _best_and_tied(pts: list[SimulatedPoint]) -> tuple[SimulatedPoint, list[SimulatedPoint]]:
-    """The finished point with the lowest mean (any point if none finished) and the points
-    within 2 standard errors of the difference from it."""
-    pool = [p for p in pts if p.completed == p.trials] or pts
-    best = min(pool, key=lambda p: p.ttt_mean)
-    tied = [p for p in pool if p.ttt_mean - best.ttt_mean <= 2.0 * math.hypot(_se(p), _se(best))]
-    return best, tied
-
-
-def _choose_checkpoint(ch: SimulatedChoice, at_r: list[SimulatedPoint]) -> SimulatedChoice:
-    """Stage 2 of :func:`plan_simulated`: the best checkpoint interval among ``at_r``."""
-    c0s = [p for p in at_r if p.stage == 1]
-    if not c0s:  # the method was not simulated
-        return ch
-    c0 = c0s[0]
-    best, tied = _best_and_tied(at_r) if ch.finished else (c0, [c0])
-    return dataclasses.replace(
-        ch, ttt=best.ttt_mean, checkpoint_steps=best.checkpoint_steps,
-        closed_form_checkpoint_steps=c0.checkpoint_steps,
-        checkpoint_tied=tuple(sorted(p.checkpoint_steps for p in tied)),
-        checkpoint_candidates=tuple(sorted(p.checkpoint_steps for p in at_r)),
-        ttt_at_closed_form_checkpoint=c0.ttt_mean)
-
-
-def _choose(method: str, pts: list[SimulatedPoint], r_closed: int) -> SimulatedChoice:
-    nan = float("nan")
-    if not pts:
-        return SimulatedChoice(method=method, label=LABELS[method], r=r_closed, ttt=nan, tied=(),
-                               closed_form_r=r_closed, ttt_at_closed_form_r=nan, delta_r=0,
-                               excess=nan, agrees=True, finished=False)
-    finished = any(p.completed == p.trials for p in pts)
-    best, tied_pts = _best_and_tied(pts)
-    tied = tuple(p.r for p in tied_pts)
-    at_cf = next((p.ttt_mean for p in pts if p.r == r_closed), nan)
-    return SimulatedChoice(method=method, label=LABELS[method], r=best.r, ttt=best.ttt_mean,
-                           tied=tied, closed_form_r=r_closed, ttt_at_closed_form_r=at_cf,
-                           delta_r=best.r - r_closed, excess=at_cf / best.ttt_mean - 1.0,
-                           agrees=r_closed in tied, finished=finished,
-                           candidates=tuple(p.r for p in pts),
-                           checkpoint_steps=best.checkpoint_steps,
-                           closed_form_checkpoint_steps=best.checkpoint_steps,
-                           checkpoint_tied=(best.checkpoint_steps,),
-                           checkpoint_candidates=(best.checkpoint_steps,),
-                           ttt_at_closed_form_checkpoint=best.ttt_mean)
-
-
-def _ranges(rs: Sequence[int]) -> str:
-    """(7, 8, 9, 11) -> '7-9, 11'."""
-    out: list[str] = []
-    rs = sorted(rs)
-    i = 0
-    while i < len(rs):
-        j = i
-        while j + 1 < len(rs) and rs[j + 1] == rs[j] + 1:
-            j += 1
-        out.append(str(rs[i]) if i == j else f"{rs[i]}-{rs[j]}")
-        i = j + 1
-    return ", ".join(out)
+        closed_form_ttt=cf.ttt_over_t0, closed_form_availability=cf.availability, stage=stage,
+        ttt_trials=tuple(float(x) for x in ttt), restart_interval_s=cf.restart_interval_s,
+        step_time_s=cf.step_time_s)
 
 
 def simulated_frame(sp: SimulatedPlan) -> Any:

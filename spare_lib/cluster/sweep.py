@@ -7,6 +7,10 @@ back as a :class:`pandas.DataFrame` in input order, one row per point (point col
 Determinism: a point's random seed is derived from the point itself (:func:`point_seed`), never
 from the worker that runs it, so every backend and worker count gives identical numbers.
 
+Columns: the result's columns follow the point's. A result key that is also a point key (in any
+point of the sweep) never overwrites the input: it is written as ``out_<key>`` (e.g. a point's
+``restart_s`` = T_r stays, the run's total restart time becomes ``out_restart_s``).
+
 Cache: each finished point is written to ``cache_dir/<key>.json`` at once (atomic rename), keyed by
 a hash of the point, the function's qualified name and the library version. An interrupted sweep
 resumes with only the missing points; a repeated one is read from disk.
@@ -24,6 +28,7 @@ import hashlib
 import json
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
@@ -34,6 +39,9 @@ import numpy as np
 from spare_lib.cluster.executor import check_backend, execute
 
 DEFAULT_CACHE_DIR = Path(".sweep_cache")
+
+#: Prefix of a result column whose name is also a point key (inputs are never overwritten).
+OUT_PREFIX = "out_"
 
 
 def _version() -> str:
@@ -156,7 +164,9 @@ def run_sweep(points: Any, fn: Callable[..., Any], backend: str = "processes", c
     Returns
     -------
     pandas.DataFrame
-        Point columns followed by result columns, one row per point, in input order.
+        Point columns followed by result columns, one row per point, in input order; a result
+        column whose name is also a point key is renamed ``out_<name>`` (:data:`OUT_PREFIX`), so
+        inputs are never overwritten.
     """
     import pandas as pd
     from tqdm.auto import tqdm
@@ -193,7 +203,9 @@ def run_sweep(points: Any, fn: Callable[..., Any], backend: str = "processes", c
     finally:
         bar.close()
 
-    table = [{**p, **(r or {})} for p, r in zip(pts, rows, strict=True)]
+    inputs = {k for p in pts for k in p}
+    table = [{**p, **{(OUT_PREFIX + k if k in inputs else k): v for k, v in (r or {}).items()}}
+             for p, r in zip(pts, rows, strict=True)]
     return pd.DataFrame(table)
 
 
@@ -214,8 +226,139 @@ def example_point(a: float, b: float, seed: int = 0, sleep_s: float = 0.0) -> di
     return {"y": a * b + noise, "noise": noise}
 
 
+#: Point keys of :func:`simulate_point` that are not ClusterConfig fields, with their meaning.
+RUN_KEYS: dict[str, str] = {
+    "method": "spare, rep or ckpt (required)",
+    "N": "data-parallel groups (required)",
+    "r": "redundancy (default 1; 1 for ckpt; SPARe ruler: up to the largest ruler r at N)",
+    "ckpt_steps": "checkpoint interval in steps, 'paper' (default: the paper's table on its "
+                  "preset, else the analytic optimum) or 'none'",
+    "seed": "seed of the run (default: derived from the point and --root-seed)",
+    "failure_seed": "common failure streams: points with the same failure_seed see the same "
+                    "failure gaps per group (default: none)",
+    "layout": "SPARe layout: ruler (default) or consecutive",
+    "exact_patch": "true: recompute every missing stack after a reorder (default false)",
+    "max_wall_s": "stop the run at this wall time in seconds (default 1000 T0)",
+    "preset": "h100_600k (the only preset; the ClusterConfig keys override it)",
+}
+
+#: simulate() keyword arguments that are not point keys (arrays, objects).
+_NOT_POINT = ("config", "seed", "failure_trace", "method", "N", "r", "ckpt_steps", "layout")
+
+
+def _simulate_extra_keys() -> dict[str, str]:
+    """Keyword arguments of simulate() beyond RUN_KEYS (e.g. ``mem_ckpt_steps``), passed through."""
+    import inspect
+
+    from spare_lib.cluster.simulate import simulate
+
+    return {k: f"simulate(..., {k}=...) (default {p.default!r})"
+            for k, p in inspect.signature(simulate).parameters.items()
+            if k not in RUN_KEYS and k not in _NOT_POINT}
+
+
+def _config_keys() -> dict[str, str]:
+    """ClusterConfig fields with the first sentence of their docstring entry and the preset's
+    value (kept in sync with the class, whatever fields it grows)."""
+    import re
+
+    from spare_lib.cluster.config import ClusterConfig, h100_600k
+
+    doc = ClusterConfig.__doc__ or ""
+    meaning: dict[str, str] = {}
+    for m in re.finditer(r"^ {4}([\w, ]+) : [^\n]*\n((?: {8}[^\n]*\n?)+)", doc, re.M):
+        text = " ".join(x.strip() for x in m.group(2).splitlines())
+        first = re.split(r"(?<=\.)\s", text, maxsplit=1)[0].rstrip(".")
+        for name in m.group(1).split(","):
+            meaning[name.strip()] = first
+    ref = h100_600k(600)
+    out = {}
+    for f in dataclasses.fields(ClusterConfig):
+        default = getattr(ref, f.name)
+        out[f.name] = f"{meaning.get(f.name, f.name)} (preset: {default:g})" if isinstance(
+            default, float) else f"{meaning.get(f.name, f.name)} (preset: {default})"
+    return out
+
+
+def point_keys() -> dict[str, str]:
+    """Every key a :func:`simulate_point` point may set, with its meaning (``spare sweep --help``)."""
+    from spare_lib.cluster.simulate import METHODS
+
+    return {**RUN_KEYS, "method": f"one of {', '.join(METHODS)} (required)",
+            **_simulate_extra_keys(), **_config_keys()}
+
+
+def check_point_keys(point: Mapping[str, Any], where: str = "point") -> None:
+    """ValueError naming an unknown key of a :func:`simulate_point` point and the valid ones."""
+    keys = point_keys()
+    bad = [k for k in point if k not in keys]
+    if bad:
+        raise ValueError(f"{where} has unknown key {bad[0]!r}; valid keys: {', '.join(keys)}")
+    for k in ("method", "N"):
+        if k not in point:
+            raise ValueError(f"{where} must set {k!r} ({keys[k]})")
+
+
+def validate_point(point: Mapping[str, Any]) -> None:
+    """Check a :func:`simulate_point` point without running it (keys, method, N, r, layout,
+    checkpoint interval and the ClusterConfig fields); ValueError naming what is wrong."""
+    from spare_lib.cluster.config import h100_600k
+    from spare_lib.cluster.simulate import METHODS
+    from spare_lib.stacking.layout import make_layout
+
+    check_point_keys(point)
+
+    def as_int(name: str, v: Any, lo: int, hi: int | None = None) -> int:
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        return check_int(name, v, lo=lo, hi=hi)
+
+    from spare_lib._util.validate import check_int, check_positive
+
+    method = point["method"]
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    N = as_int("N", point["N"], 1)
+    r = as_int("r", point.get("r", 1), 1, N)
+    if method == "ckpt" and r != 1:
+        raise ValueError(f"r must be 1 for method 'ckpt', got {r}")
+    c = point.get("ckpt_steps", "paper")
+    if c not in (None, "none", "None", "", "paper"):
+        as_int("ckpt_steps", int(c) if isinstance(c, str) and c.isdigit() else c, 1)
+    fields = {k: v for k, v in point.items() if k not in RUN_KEYS and k not in _simulate_extra_keys()}
+    h100_600k(N, **fields)
+    _as_bool("exact_patch", point.get("exact_patch", False))
+    if point.get("max_wall_s") is not None:
+        check_positive("max_wall_s", point["max_wall_s"])
+    layout = point.get("layout", "ruler")
+    if method == "spare":
+        make_layout(N, r, layout)
+
+
+def _as_bool(name: str, v: Any) -> bool:
+    """A bool from a YAML bool, a CSV 'true'/'false'/1/0."""
+    if isinstance(v, (bool, np.bool_)):
+        return bool(v)
+    if isinstance(v, str) and v.strip().lower() in ("true", "false", "1", "0", "yes", "no"):
+        return v.strip().lower() in ("true", "1", "yes")
+    if isinstance(v, (int, float, np.integer, np.floating)) and v in (0, 1):
+        return bool(v)
+    raise ValueError(f"{name} must be true or false, got {v!r}")
+
+
+def _is_paper_preset(config: Any, N: int) -> bool:
+    """The paper's checkpoint table applies only to the paper's times at this N."""
+    from spare_lib.cluster.config import h100_600k
+
+    ref = h100_600k(N)
+    return all(getattr(config, f) == getattr(ref, f) for f in
+               ("compute_per_stack_s", "allreduce_s", "restart_s", "checkpoint_s", "system_mtbf_s"))
+
+
 def simulate_point(method: str, N: int, r: int = 1, ckpt_steps: Any = "paper", seed: int = 0,
-                   layout: str = "ruler", preset: str = "h100_600k", **overrides: Any) -> dict[str, Any]:
+                   layout: str = "ruler", preset: str = "h100_600k", *,
+                   failure_seed: int | None = None, exact_patch: bool = False,
+                   max_wall_s: float | None = None, **overrides: Any) -> dict[str, Any]:
     """One :func:`spare_lib.cluster.simulate.simulate` run as a sweep point (used by ``spare sweep``).
 
     Parameters
@@ -226,44 +369,70 @@ def simulate_point(method: str, N: int, r: int = 1, ckpt_steps: Any = "paper", s
         Groups and redundancy (r = 1 for 'ckpt').
     ckpt_steps : int, 'paper', 'none' or None
         Checkpoint interval in steps; 'paper' takes the paper's table (SPEC §6) for SPARe/Rep at
-        N = 200/600/1000 and the analytic optimum otherwise; 'none'/None disables checkpoints.
+        N = 200/600/1000 with the preset's times, and the analytic optimum otherwise (other N,
+        CKPT-only, or overridden times); 'none'/None disables checkpoints.
     seed : int
         The run's seed (``run_sweep(root_seed=...)`` derives it from the point).
     layout : str
         SPARe stacking layout ('ruler' or 'consecutive').
     preset : str
         Cluster preset; only 'h100_600k' (the paper's) is defined.
+    failure_seed, exact_patch, max_wall_s :
+        Passed to :func:`~spare_lib.cluster.simulate.simulate` (common failure streams, exact
+        patch compute, wall-clock cap).
     **overrides
-        :class:`spare_lib.cluster.ClusterConfig` fields, e.g. ``steps=2000``.
+        :class:`spare_lib.cluster.ClusterConfig` fields, e.g. ``steps=2000``; every valid key
+        with its meaning: :func:`point_keys`.
 
     Returns
     -------
     dict
-        ``SimResult.as_dict()`` plus the checkpoint interval used.
+        ``SimResult.as_dict()`` (without method, N and r, which are inputs) plus the checkpoint
+        interval used (``ckpt_steps``) and where it came from (``ckpt_source``). A run stopped
+        at ``max_wall_s`` has ``completed`` False (no warning is raised).
     """
-    from spare_lib.cluster.config import analytic_checkpoint_interval, h100_600k, paper_checkpoint_interval
+    from spare_lib.cluster.config import (
+        analytic_checkpoint_interval,
+        h100_600k,
+        paper_checkpoint_interval,
+    )
     from spare_lib.cluster.simulate import simulate
     from spare_lib.theory import mu_closed, replication_mu
 
+    check_point_keys({"method": method, "N": N, **overrides})
     if preset != "h100_600k":
         raise ValueError(f"preset must be 'h100_600k', got {preset!r}")
+    sim_extra = {k: overrides.pop(k) for k in list(overrides) if k in _simulate_extra_keys()}
     config = h100_600k(int(N), **overrides)
+    source = "given"
     if isinstance(ckpt_steps, float) and np.isnan(ckpt_steps):
         ckpt_steps = None
     if ckpt_steps in (None, "none", "None", ""):
-        c = None
+        c, source = None, "none"
     elif ckpt_steps == "paper":
         try:
-            if method == "ckpt":
-                raise ValueError("no paper interval for CKPT-only")
-            c = paper_checkpoint_interval(method, int(N), int(r))
+            if method == "ckpt" or not _is_paper_preset(config, int(N)):
+                raise ValueError("no paper interval for CKPT-only or other times")
+            c, source = paper_checkpoint_interval(method, int(N), int(r)), "paper"
         except ValueError:
+            source = "analytic"
             # T_f = mean failures between restarts × m: μ(N, r) for SPARe, the disjoint-set
             # result for Rep, one failure for CKPT-only.
             failures = {"spare": mu_closed, "rep": replication_mu}.get(method, lambda N, r: 1.0)
             mtbf = config.system_mtbf_s * float(failures(int(N), int(r)))
             c = analytic_checkpoint_interval(mtbf, config.step_s(1), config)
     else:
-        c = int(ckpt_steps)
-    res = simulate(method, int(N), int(r), c, config, seed=int(seed), layout=layout)
-    return {**res.as_dict(), "ckpt_steps": c}
+        try:
+            c = int(ckpt_steps)
+        except (TypeError, ValueError):
+            raise ValueError(f"ckpt_steps must be an integer >= 1, 'paper' or 'none', got "
+                             f"{ckpt_steps!r}") from None
+    extra = {} if failure_seed is None else {"failure_seed": int(failure_seed)}
+    extra.update({k: v for k, v in sim_extra.items() if v is not None})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an unfinished run: completed=False
+        res = simulate(method, int(N), int(r), c, config, seed=int(seed), layout=layout,
+                       exact_patch=_as_bool("exact_patch", exact_patch), max_wall_s=max_wall_s,
+                       **extra)
+    out = {k: v for k, v in res.as_dict().items() if k not in ("method", "N", "r", "ckpt_steps")}
+    return {**out, "ckpt_steps": c, "ckpt_source": source}

@@ -12,8 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spare_lib import theory as th
-from spare_lib.cluster import paper_checkpoint_interval, planning, planning_sim, point_seed
+from spare_lib.cluster import paper_checkpoint_interval, planning, planning_sim, verdict
 from spare_lib.figures.cluster import make_explore_figure
+from spare_lib.stacking.layout import max_ruler_r
 
 #: The paper's three configurations: (GPUs per group, step time) -> N = 200, 600, 1000.
 PAPER = {200: (3000, 66.0), 600: (1000, 70.0), 1000: (600, 74.0)}
@@ -33,7 +34,8 @@ def paper_plans():
 @pytest.fixture(scope="session")
 def warm_simulator():
     """Compile (or load from the numba cache) the simulator core once."""
-    planning_sim.simulate_plan_point("spare", 200, 3, 5, 5, 64.0, 2.0, 3600.0, 58.8, 300.0, 600_000, 0, 1)
+    planning_sim.simulate_plan_point("spare", 200, 3, 5, 5, 64.0, 2.0, 3600.0, 58.8, 300.0, 600_000, 0, 1,
+                                     failure_seed=1)
     return True
 
 
@@ -88,7 +90,11 @@ def test_cluster_spec_validation(kwargs, match):
         (lambda s: planning.closed_form_point("N=600", "spare", 3), "spec must be a ClusterSpec"),
         (lambda s: planning.plan(s, r_max=1), r"r_max must be in \[2, 20\]"),
         (lambda s: planning_sim.plan_simulated(s, 0), r"trials must be in \[1, inf\]"),
-        (lambda s: planning_sim.plan_simulated(s, 1, spare_r=(30,)), r"spare_r must be in \[2, 20\]"),
+        (lambda s: planning_sim.plan_simulated(s, 1, spare_r=(30,)),
+         r"spare_r must be integers in \[2, 20\] at N = 600"),
+        (lambda s: planning_sim.plan_simulated(s, 1, rep_r=(601,)),
+         r"rep_r must be integers in \[2, 600\] at N = 600"),
+        (lambda s: planning_sim.plan_simulated(s, 1, steps="often"), "steps must be an integer"),
         (lambda s: planning_sim.plan_simulated(s, 1, spare_r=(), rep_r=(), include_ckpt=False),
          "no candidate"),
         (lambda s: planning_sim.plan_simulated(s, 1, checkpoint_factors=(0.5, 0.0)),
@@ -221,8 +227,19 @@ def test_choice_ties_and_difference_from_closed_form():
     far = planning_sim._choose("spare", pts, 10)
     assert not far.agrees and far.delta_r == -2 and "DIFFERS by -2" in far.describe()
     assert "+6.4 %" in far.describe() and "edge" not in far.describe()
-    edge = planning_sim._choose("spare", [_pt(7, 2.3, 0.01), *pts[1:]], 8)
-    assert edge.r == 7 and "at the edge of the simulated r window" in edge.describe()
+    edge = planning_sim._choose("spare", [_pt(7, 2.3, 0.01), *pts[1:]], 8, (2, 12))
+    assert edge.r == 7 and "at the edge of the simulated r window: widen it with --spare-r 4..10" \
+        in edge.describe()
+    # only actions that exist: r = 2 cannot go lower, r_max cannot go higher
+    low = planning_sim._choose("spare", [_pt(2, 2.3, 0.01), _pt(3, 2.4, 0.01), _pt(4, 2.5, 0.01)], 3,
+                               (2, 12))
+    assert low.r == 2 and "edge" not in low.describe() and low.edge_advice() == ""
+    top = planning_sim._choose("rep", [_pt(3, 2.5, 0.01, "rep"), _pt(4, 2.4, 0.01, "rep"),
+                                       _pt(5, 2.3, 0.01, "rep")], 3, (2, 5))
+    assert top.r == 5 and top.edge_advice() == ""
+    up = planning_sim._choose("rep", [_pt(3, 2.5, 0.01, "rep"), _pt(4, 2.4, 0.01, "rep"),
+                                      _pt(5, 2.3, 0.01, "rep")], 3, (2, 600))
+    assert "--rep-r 3..8" in up.describe()
     # unfinished runs are never preferred; none finished -> said so
     unf = planning_sim._choose("rep", [_pt(2, 1.0, 0.0, "rep", completed=1), _pt(3, 3.0, 0.0, "rep")], 2)
     assert unf.r == 3 and unf.finished
@@ -245,20 +262,20 @@ def test_plan_simulated_small_run(warm_simulator):
     assert sp.gain_vs_rep == sp.gain_vs_rep_closed_checkpoint and "checkpoint every" not in \
         sp.spare.describe()
     assert sp.spare.r in (8, 9) and sp.rep.r == 3 and sp.ckpt.r == 1
-    # seeds come from the point (point_seed), so one run is reproducible on its own
-    one = planning_sim.simulate_plan_point(
-        method="spare", N=200, r=8, ckpt_steps=sp.points[0].checkpoint_steps, steps=200,
-        compute_per_stack_s=64.0, allreduce_s=2.0, restart_s=3600.0, checkpoint_s=58.8,
-        system_mtbf_s=300.0, n_gpus=600_000, trial=0, seed=0, max_wall_t0=planning.MAX_WALL_T0)
+    # common random numbers: trial t of every candidate runs with trial_seed(spec, t, root), which
+    # depends on the cluster and t only, so one run is reproducible on its own
+    assert sp.crn and planning_sim.trial_seed(s, 0, 5) != planning_sim.trial_seed(s, 1, 5)
+    t0 = planning_sim.trial_seed(s, 0, 5)
     point = {"method": "spare", "r": 8, "ckpt_steps": sp.points[0].checkpoint_steps, "N": 200,
              "steps": 200, "compute_per_stack_s": 64.0, "allreduce_s": 2.0,
              "restart_s": 3600.0, "checkpoint_s": 58.8, "system_mtbf_s": 300.0,
              "n_gpus": 600_000, "max_wall_t0": planning.MAX_WALL_T0, "trial": 0}
-    seeded = planning_sim.simulate_plan_point(**{**point, "seed": point_seed(point, 5)})
-    assert seeded["ttt_over_t0"] in (sp.points[0].ttt_min, sp.points[0].ttt_max)
-    assert one["completed"]
-    d = json.loads(json.dumps(sp.to_dict()))
+    seeded = planning_sim.simulate_plan_point(**point, seed=t0, failure_seed=t0)
+    assert seeded["ttt_over_t0"] == sp.points[0].ttt_trials[0] and seeded["completed"]
+    d = json.loads(json.dumps(sp.to_dict(), allow_nan=False))
     assert d["spare"]["summary"].startswith("SPARe+CKPT: simulated r =")
+    assert d["best"]["method"] in ("spare", "rep", "ckpt") and set(d["loss_vs_best"]) == {"spare", "rep",
+                                                                                          "ckpt"}
     assert d["closed"]["cluster"]["N"] == 200
 
 
@@ -331,6 +348,71 @@ def test_candidate_window():
     assert c == {"spare": (4, 5, 6, 7, 8, 9, 10), "rep": (2, 3, 4, 5), "ckpt": (1,)}
     assert planning_sim.candidate_rs(p, spare_window=10)["spare"] == tuple(range(2, 13))
     assert planning_sim.candidate_rs(p, rep_r=(4,))["rep"] == (2, 4)  # the closed-form optimum is added
+
+
+@pytest.mark.parametrize("N", [2, 3, 5, 12, 21, 22])
+def test_any_n_from_two_plans_and_adapts_the_r_ranges(N):
+    """Every N >= 2 plans: SPARe's r runs to the largest ruler at N, Rep's to min(N, ...), and the
+    default candidates stay inside those ranges (the 'rep_r must be in [2, 2]' failure)."""
+    p = planning.plan(planning.cluster_spec(8 * N, 8))
+    assert p.r_max == max_ruler_r(N) and p.rep_r_max == min(N, max(p.r_max, 5))
+    c = planning_sim.candidate_rs(p)
+    assert all(2 <= r <= p.r_max for r in c["spare"]) and all(2 <= r <= N for r in c["rep"])
+    assert p.point("rep", N).r == N  # any Rep r <= N on demand
+    assert p.best.ttt_over_t0 == min(q.ttt_over_t0 for q in (p.spare, p.rep, p.ckpt))
+    json.dumps(p.to_dict(), allow_nan=False)
+
+
+def test_auto_steps_aims_at_restarts_of_the_near_best():
+    p = planning.plan(paper_spec(600))
+    cands = planning_sim.candidate_rs(p)
+    steps, note = planning_sim.auto_steps(p, cands)
+    assert steps == planning_sim.AUTO_STEPS_MIN and note.startswith("auto: 10,000 steps (the paper's)")
+    llama = planning.plan(planning.cluster_spec(16384, 128, gpu_mtbf_hours=49152, restart_min=20,
+                                                checkpoint_s=30, step_s=10))
+    steps, note = planning_sim.auto_steps(llama, planning_sim.candidate_rs(llama))
+    near = [q for q in llama.curve if q.method == "spare"
+            and q.ttt_over_t0 <= 1.05 * llama.spare.ttt_over_t0 and q.r <= 5]
+    assert steps == max(planning_sim.restarts_needed_steps(q) for q in near) > 10_000
+    assert "expect >= 5 restarts per run" in note
+
+
+def test_adequacy_warns_about_runs_with_few_restarts():
+    pts = [dataclasses.replace(_pt(4, 2.0, 0.01), restarts_mean=0.0, restart_interval_s=4e5,
+                               step_time_s=20.0),
+           dataclasses.replace(_pt(5, 2.0, 0.01), restarts_mean=2.0, restart_interval_s=5e5,
+                               step_time_s=20.0),
+           dataclasses.replace(_pt(2, 2.0, 0.01, "rep"), restarts_mean=9.0)]
+    (w,) = planning_sim._adequacy(pts, 5, 10_000)
+    assert w.startswith("SPARe+CKPT r = 4 (0.0), r = 5 (2.0): fewer than 5 global restarts")
+    assert "--steps 100,000 or more" in w  # r = 4 from T_f (no restart seen), r = 5 from its rate: 25,000
+
+
+def _contender(method, ttt_trials, finished=True):
+    return verdict.Contender(method, 2, 10, float(np.mean(ttt_trials)), tuple(ttt_trials), finished)
+
+
+def test_verdict_is_the_argmin_with_paired_cis():
+    a = _contender("spare", [2.00, 2.10, 1.90])
+    b = _contender("ckpt", [1.50, 1.62, 1.41])
+    c = _contender("rep", [1.40, 1.30, 1.50], finished=False)  # capped: never the best
+    v = verdict.verdict([a, b, c])
+    assert v.best.method == "ckpt" and v.best.ttt == min(a.ttt, b.ttt)
+    x = next(x for x in v.losses if x.method == "spare")
+    d = np.array(a.trials) - np.array(b.trials)
+    half = 4.302652729911275 * d.std(ddof=1) / 3**0.5  # t(0.975, 2)
+    assert x.loss == pytest.approx(a.ttt / b.ttt - 1)
+    assert (x.ci_low, x.ci_high) == pytest.approx(((d.mean() - half) / b.ttt, (d.mean() + half) / b.ttt))
+    assert "SPARe is the wrong choice on this cluster" in v.statement
+    y = next(x for x in v.losses if x.method == "rep")
+    assert y.lower_bound and y.ci_low != y.ci_low and y.text().startswith(">= ")
+    d = v.to_dict()
+    assert d["best"]["method"] == "ckpt" and d["loss_vs_best"]["rep"]["ci_low"] is None
+    json.dumps(d, allow_nan=False)
+    # a tie (CI straddles 0) is said plainly; new methods plug in by name
+    t = verdict.verdict([_contender("spare", [1.0, 1.2, 0.9]), _contender("elastic-drop", [1.05, 1.0, 1.1])])
+    assert t.best.label in ("SPARe+CKPT", "Elastic (drop)") and t.losses[0].tied
+    assert "not resolved" in t.statement or "does not pay off" in t.statement
 
 
 # ------------------------------------------------------------------------------ explorer

@@ -102,3 +102,50 @@ def test_bad_arguments(kwargs, match):
     args = {"points": POINTS, "fn": example_point, "progress": False, "cache_dir": None, **kwargs}
     with pytest.raises(ValueError, match=match):
         run_sweep(**args)
+
+
+def _echo(a: float, restart_s: float = 0.0, seed: int = 0) -> dict[str, float]:
+    return {"restart_s": 10 * restart_s + 1, "y": a}
+
+
+def test_results_never_overwrite_point_columns():
+    """A result named like a point key becomes out_<key>; the input column keeps its values."""
+    pts = [{"a": 1, "restart_s": 1200}, {"a": 2, "restart_s": 3600}]
+    df = run_sweep(pts, _echo, backend="serial", cache_dir=None, progress=False)
+    assert df["restart_s"].tolist() == [1200, 3600]
+    assert df["out_restart_s"].tolist() == [12001, 36001] and df["y"].tolist() == [1, 2]
+    # a key absent from every point keeps its name
+    df2 = run_sweep([{"a": 1}], _echo, backend="serial", cache_dir=None, progress=False)
+    assert "restart_s" in df2.columns and "out_restart_s" not in df2.columns
+
+
+def test_point_keys_and_validation_name_the_problem():
+    keys = sweep.point_keys()
+    from dataclasses import fields
+
+    from spare_lib.cluster.config import ClusterConfig
+
+    assert {f.name for f in fields(ClusterConfig)} <= set(keys)
+    assert {"method", "N", "r", "ckpt_steps", "seed", "failure_seed", "layout"} <= set(keys)
+    with pytest.raises(ValueError, match="unknown key 'restart_min'; valid keys: method, N"):
+        sweep.check_point_keys({"method": "spare", "N": 200, "restart_min": 5})
+    with pytest.raises(ValueError, match="must set 'N'"):
+        sweep.check_point_keys({"method": "spare"})
+    with pytest.raises(ValueError, match="exact_patch must be true or false"):
+        sweep.validate_point({"method": "spare", "N": 200, "r": 3, "exact_patch": "maybe"})
+    with pytest.raises(ValueError, match=r"r must be in \[1, 200\]"):
+        sweep.validate_point({"method": "rep", "N": 200, "r": 300})
+    sweep.validate_point({"method": "spare", "N": 200.0, "r": 4, "restart_s": 1200, "exact_patch": "true"})
+
+
+def test_simulate_point_forwards_failure_seed_and_knobs():
+    """failure_seed gives every method and r the same failure streams; config and simulate
+    knobs pass through; the paper's checkpoint table is used only on the paper's times."""
+    kw = {"N": 200, "steps": 30, "seed": 1}
+    a = sweep.simulate_point("spare", r=4, failure_seed=7, **kw)
+    b = sweep.simulate_point("spare", r=4, failure_seed=7, **kw)
+    c = sweep.simulate_point("spare", r=4, failure_seed=8, **kw)
+    assert a == b and a != c and a["ckpt_source"] == "paper"
+    d = sweep.simulate_point("spare", r=4, restart_s=600.0, weibull_shape=1.0, exact_patch=True,
+                             max_wall_s=1e9, **kw)
+    assert d["ckpt_source"] == "analytic" and "method" not in d

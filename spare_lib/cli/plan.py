@@ -1,0 +1,226 @@
+"""``spare plan``: closed-form (and optionally simulated) plan for a cluster, ending with one verdict."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from spare_lib.cli.common import (
+    CliError,
+    add_cluster_args,
+    add_progress_flag,
+    dump_json,
+    ensure_kernels,
+    factor_list,
+    finite_float,
+    flag_names,
+    int_set,
+    positive_int,
+    show_progress,
+    spec_from_args,
+    steps_arg,
+)
+
+#: Flags that only act with --simulate (error if given without it).
+_SIM_ONLY = ("steps", "spare_r", "rep_r", "spare_window", "checkpoint_factors", "workers",
+             "backend", "scheduler", "cache_dir", "min_restarts", "max_wall_t0", "no_ckpt_only",
+             "no_common_failures")
+
+
+def add_plan_parser(sub: Any) -> None:
+    """Register ``spare plan``."""
+    pl = sub.add_parser(
+        "plan", help="recommended method, r and checkpoint period for a cluster",
+        description="Joint optimum of the redundancy r and the checkpoint period for SPARe+CKPT, "
+                    "Rep+CKPT and CKPT-only from the closed forms (Eqs. 2, 5, 7), ending with one "
+                    "verdict over every method; --simulate N also simulates every candidate N "
+                    "times (common random numbers across candidates) and the verdict then comes "
+                    "from the simulation, with 95 %% CIs. Defaults: the paper's N = 600 "
+                    "configuration of the 600k-H100 cluster. --step-s is compute per stack + "
+                    "all-reduce T_a; T_a defaults to N/100 s as in the paper's preset. Any N >= 2 "
+                    "works: SPARe's r runs up to the largest Golomb ruler that fits N, Rep's up "
+                    "to N.")
+    add_cluster_args(pl)
+    pl.add_argument("--model", choices=("finite", "paper"), default="finite",
+                    help="SPARe closed form: finite (mu_finite, overhead_finite; default) or paper "
+                         "(mu Gamma form, Eq. 5)")
+    pl.add_argument("--json", action="store_true", help="print strict JSON (null for missing values)")
+    s = pl.add_argument_group("simulation (with --simulate)")
+    s.add_argument("--simulate", type=positive_int("--simulate"), default=None, metavar="N_TRIALS",
+                   help="also simulate every candidate N_TRIALS times (>= 2 for confidence intervals)")
+    s.add_argument("--steps", type=steps_arg, default=None,
+                   help="committed steps per run, or 'auto' (default): enough for >= --min-restarts "
+                        "expected restarts of the near-best candidates, at least 10000")
+    s.add_argument("--spare-r", type=int_set("--spare-r"), default=None, metavar="R",
+                   help="SPARe candidates, e.g. 4..12 or 3,5,8 ('none': skip SPARe; default: "
+                        "closed-form r* +- --spare-window)")
+    s.add_argument("--spare-window", type=positive_int("--spare-window", lo=0), default=None,
+                   help="half-width of the default SPARe window around the closed-form r* (3)")
+    s.add_argument("--rep-r", type=int_set("--rep-r"), default=None, metavar="R",
+                   help="Rep+CKPT candidates, e.g. 2..5 ('none': skip Rep; default 2..5 clipped to N, "
+                        "plus the closed-form r)")
+    s.add_argument("--no-ckpt-only", action="store_true", help="do not simulate CKPT-only")
+    s.add_argument("--checkpoint-factors", type=factor_list, default=None, metavar="F,F,...",
+                   help="multipliers of the closed-form checkpoint interval also simulated at the "
+                        "best r (default 0.5,0.75,1.5,2; 'none': no search)")
+    s.add_argument("--min-restarts", type=positive_int("--min-restarts", lo=0), default=None,
+                   help="flag candidates with fewer global restarts per run on average (5)")
+    s.add_argument("--max-wall-t0", type=finite_float("--max-wall-t0"), default=None,
+                   help="stop a run at this many T0 (50; CKPT-only may never finish)")
+    s.add_argument("--no-common-failures", action="store_true",
+                   help="independent failure streams per candidate (default: common random numbers)")
+    s.add_argument("--workers", type=positive_int("--workers"), default=None,
+                   help="simulation processes (default: all cores)")
+    s.add_argument("--backend", choices=("processes", "serial", "dask"), default=None,
+                   help="where the runs go (default processes)")
+    s.add_argument("--scheduler", default=None, help="Dask scheduler address (with --backend dask)")
+    s.add_argument("--cache-dir", default=None, help="resumable per-run cache (default: none)")
+    pl.add_argument("--seed", type=positive_int("--seed", lo=0), default=0, help="root seed (0)")
+    add_progress_flag(pl)
+    pl.set_defaults(func=cmd_plan)
+
+
+def _fmt(v: float, nd: int = 3) -> str:
+    return "n/a" if v != v else f"{v:.{nd}f}"
+
+
+def print_table(rows: list[dict], columns: list[str]) -> None:
+    """Right-aligned text table."""
+    widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in columns}
+    print("  ".join(c.rjust(widths[c]) for c in columns))
+    for r in rows:
+        print("  ".join(str(r.get(c, "")).rjust(widths[c]) for c in columns))
+
+
+def _print_closed(closed: Any) -> None:
+    from spare_lib.theory.finite import EXACT_N_MAX
+
+    c = closed.cluster
+    print(f"Cluster: {c.gpus:,} GPUs / {c.gpus_per_group:,} per group -> N = {c.N} groups; "
+          f"system MTBF m = {c.system_mtbf_s / 60:.3g} min; restart T_r = {c.restart_s / 60:.3g} min; "
+          f"checkpoint T_s = {c.checkpoint_s:.3g} s; step = {c.step_s:.3g} s "
+          f"(compute {c.compute_per_stack_s:.3g} s + all-reduce T_a {c.allreduce_s:.3g} s)")
+    print(f"\nClosed forms, model '{closed.model}': {closed.model_note};")
+    print("  T_f = mu m, T_c* = T_s + sqrt(T_s^2 + 2 T_s (T_f + T_r)), A* = A(T_c*) (Eq. 2), "
+          "TTT/T0 = overhead / A* (Eq. 7)")
+    if c.N > EXACT_N_MAX and closed.model == "finite":
+        print(f"  N > {EXACT_N_MAX}: r = 2 uses the float closed form of the exact count "
+              "(Kaplansky) instead of big-integer sums; r >= 3 the Bethe form as always")
+    rows = []
+    for p in (closed.spare, closed.rep, closed.ckpt):
+        rows.append({"method": p.label, "r": p.r, "mu": f"{p.mu:.1f}",
+                     "T_f (h)": f"{p.restart_interval_s / 3600:.2f}", "overhead": f"{p.overhead:.3f}",
+                     "T_c* (s)": f"{p.checkpoint_period_s:.0f}", "T_c* (steps)": p.checkpoint_steps,
+                     "A*": f"{100 * p.availability:.1f}%", "TTT/T0": f"{p.ttt_over_t0:.3f}"})
+    print_table(rows, list(rows[0]))
+    print(f"Paper's formulas (mu Gamma form, Eq. 5) over r = 2..{closed.r_max}: r* = "
+          f"{closed.r_star_paper}; floor(log2 N + 0.833) = {closed.r_star_log2}: "
+          f"{closed.r_star_note()}.")
+
+
+def _print_simulated(sp: Any) -> None:
+    search = (f"then C = {', '.join(f'{f:g}' for f in sp.checkpoint_factors)} x T_c* steps at the "
+              "best r (search 'C')" if sp.checkpoint_factors else "no checkpoint search")
+    law = (f"Weibull k = {sp.closed.cluster.weibull_shape:g}"
+           if sp.closed.cluster.failure_dist == "weibull" else "exponential")
+    crn = "common random numbers across candidates" if sp.crn else "common seeds across candidates"
+    print(f"\nSimulation ({sp.trials} trials x {sp.steps:,} steps per run [{sp.steps_note}], {law}; "
+          f"every candidate r with checkpoints every T_c* steps (search 'r'), {search}; "
+          f"{crn}, seed {sp.seed}; runs capped at {sp.max_wall_t0:g} T0; {sp.elapsed_s:.0f} s):")
+    rows = []
+    for q in sp.points:
+        unfinished = q.trials - q.completed
+        mean = (_fmt(q.ttt_mean) if not unfinished
+                else f">= {_fmt(q.ttt_mean, 1)} ({unfinished}/{q.trials} unfinished)")
+        rows.append({"method": q.label, "search": "r" if q.stage == 1 else "C", "r": q.r,
+                     "C (steps)": q.checkpoint_steps, "TTT/T0 mean": mean, "sd": _fmt(q.ttt_std),
+                     "restarts": f"{q.restarts_mean:.1f}",
+                     "A mean": f"{100 * q.availability_mean:.1f}%",
+                     "closed TTT/T0": _fmt(q.closed_form_ttt),
+                     "closed A*": f"{100 * q.closed_form_availability:.1f}%"})
+    print_table(rows, list(rows[0]))
+    print("\nPer method, simulation against closed form:")
+    for ch in (sp.spare, sp.rep, sp.ckpt):
+        if ch.candidates:
+            print("  " + ch.describe())
+    for w in sp.warnings:
+        print(f"Warning: {w}.")
+
+
+def print_verdicts(closed_v: Any, sim_v: Any = None, disagreements: tuple[str, ...] = ()) -> None:
+    """The verdict block that ends ``spare plan``: the simulated one if any, else the closed form's;
+    both when they disagree."""
+    print()
+    if sim_v is None:
+        print("\n".join(closed_v.lines()))
+        print("(closed form only: --simulate N_TRIALS checks it with the simulator)")
+        return
+    if disagreements:
+        print("Closed form and simulation disagree: " + "; ".join(disagreements) + ". Both verdicts:")
+        print("\n".join(closed_v.lines()))
+        print()
+    print("\n".join(sim_v.lines()))
+
+
+def _closed_verdict(closed: Any) -> Any:
+    from spare_lib.cluster.verdict import Contender, verdict
+
+    return verdict([Contender(p.method, p.r, p.checkpoint_steps, p.ttt_over_t0)
+                    for p in (closed.spare, closed.rep, closed.ckpt)], "closed form")
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    """Run ``spare plan``."""
+    from spare_lib.cluster.planning import CKPT_FACTORS, MAX_WALL_T0, SPARE_WINDOW, plan
+    from spare_lib.cluster.planning_sim import MIN_RESTARTS, plan_simulated
+
+    if not args.simulate:
+        given = [n for n in _SIM_ONLY if getattr(args, n) not in (None, False)]
+        if given:
+            raise CliError(f"--{given[0].replace('_', '-')} only applies with --simulate N_TRIALS")
+    if args.spare_r is not None and args.spare_window is not None:
+        raise CliError("--spare-window sets the default SPARe candidates; it cannot be combined "
+                       "with --spare-r")
+    if args.scheduler is not None and args.backend != "dask":
+        raise CliError("--scheduler needs --backend dask")
+    t0 = time.perf_counter()
+    try:
+        spec = spec_from_args(args)
+        closed = plan(spec, model=args.model)
+        sp = None
+        if args.simulate:
+            backend = args.backend or "processes"
+            if backend != "dask":
+                ensure_kernels(quiet=args.json)
+            sp = plan_simulated(
+                spec, args.simulate, steps=args.steps or "auto", seed=args.seed, model=args.model,
+                spare_r=args.spare_r, rep_r=args.rep_r, include_ckpt=not args.no_ckpt_only,
+                spare_window=SPARE_WINDOW if args.spare_window is None else args.spare_window,
+                max_wall_t0=MAX_WALL_T0 if args.max_wall_t0 is None else args.max_wall_t0,
+                checkpoint_factors=(CKPT_FACTORS if args.checkpoint_factors is None
+                                    else args.checkpoint_factors),
+                backend=backend, client=args.scheduler, workers=args.workers,
+                cache_dir=args.cache_dir, progress=show_progress(args),
+                min_restarts=MIN_RESTARTS if args.min_restarts is None else args.min_restarts,
+                common_failures=not args.no_common_failures)
+    except ValueError as exc:
+        raise CliError(flag_names(str(exc))) from None
+    closed_v = _closed_verdict(closed)
+    if args.json:
+        if sp is not None:
+            print(dump_json(sp.to_dict()))
+        else:
+            d = closed.to_dict()
+            v = closed_v.to_dict()
+            d.update(verdict=v, best=v["best"], loss_vs_best=v["loss_vs_best"],
+                     elapsed_s=time.perf_counter() - t0)
+            print(dump_json(d))
+        return 0
+    _print_closed(closed)
+    if sp is not None:
+        _print_simulated(sp)
+        print_verdicts(sp.closed_verdict, sp.verdict, sp.disagreements)
+    else:
+        print_verdicts(closed_v)
+    return 0
