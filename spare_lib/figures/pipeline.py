@@ -10,6 +10,8 @@ from pathlib import Path
 from spare_lib.config import REPO_ROOT
 
 NOTEBOOK_DIR = REPO_ROOT / "notebooks"
+#: Where a full run (``spare figures``) keeps the executed notebooks, for ``make book`` (gitignored).
+EXECUTED_DIR = REPO_ROOT / "_build" / "executed"
 
 
 def notebook_paths() -> list[Path]:
@@ -56,7 +58,13 @@ def run_notebook(path: Path, smoke: bool, out_dir: str | os.PathLike[str] | None
 
 def run_all(smoke: bool = False, only: str | None = None, out_dir: str | None = None,
             executed_dir: str | None = None) -> list[tuple[str, float]]:
-    """Run every notebook (or those whose name contains ``only``) in order; return timings."""
+    """Run every notebook (or those whose name contains ``only``) in order; return timings.
+
+    The executed copies go to ``executed_dir``; None: :data:`EXECUTED_DIR` for a full run into
+    the committed folders (the book shows them), a temporary folder otherwise.
+    """
+    if executed_dir is None and not smoke and out_dir is None:
+        executed_dir = str(EXECUTED_DIR)
     paths = notebook_paths()
     if only is not None:
         paths = [p for p in paths if only in p.stem]
