@@ -13,8 +13,13 @@ results, regime
     Result tables of notebooks 50/60; the restart-dominant regime of Fig. 1.
 executor, sweep
     One executor (serial, processes, Dask) and resumable parameter sweeps.
-planning, planning_sim
-    ``spare plan``: closed-form (Eqs. 2, 5, 7) and simulated recommendations of r and C.
+planning, planning_sim, planning_results, verdict
+    ``spare plan``: closed-form (Eqs. 2, 5, 7) and simulated recommendations of r and C, and
+    one verdict over every method.
+traces
+    Planning with real failure traces (synthesized at the cluster's size, common per trial).
+warm
+    Compiling the simulator's kernels once (``spare warm``).
 """
 
 from spare_lib.cluster.config import (
@@ -59,6 +64,7 @@ from spare_lib.cluster.simulate import (
     task_seed,
 )
 from spare_lib.cluster.sweep import cache_key, example_point, point_seed, run_sweep, simulate_point
+from spare_lib.cluster.traces import plan_with_trace, simulate_with_trace, trace_failures
 
 __all__ = [
     "FAILURE_DISTRIBUTIONS", "ClusterConfig", "allreduce_600k_s", "analytic_checkpoint_interval",
@@ -68,5 +74,6 @@ __all__ = [
     "plan_simulated", "simulated_frame", "restart_time_s", "system_mtbf_s", "PAPER_MAIN_TABLE",
     "main_table", "results_frame", "summarize_runs", "theory_lines", "METHOD_LABEL", "METHODS",
     "SimResult", "simulate", "simulate_many", "task_seed", "cache_key", "example_point",
-    "point_seed", "run_sweep", "simulate_point",
+    "point_seed", "run_sweep", "simulate_point", "plan_with_trace", "simulate_with_trace",
+    "trace_failures",
 ]
