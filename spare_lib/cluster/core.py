@@ -142,6 +142,37 @@ def _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fsee
 
 
 @njit(cache=True)
+def _next_failure(w, t, clk, rng):  # pragma: no cover
+    """Group w's failure is processed at time t: its next failure time (own clock, trace or
+    stream; with failure domains, the earlier of its own clock and its domain's next event)."""
+    dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times, \
+        dcur = clk
+    if own.shape[0] > 0:
+        return _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt,
+                              own, dsize, dom_ptr, dom_times, dcur)
+    return _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+
+
+@njit(cache=True)
+def _kill(w, at, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s, died_epoch, epoch,
+          mem_lost):  # pragma: no cover
+    """A failure of live group w is noticed at time ``at``: it is dead until a restart (or its
+    rejoin), its clock renews, the method is told; returns the in-memory tier's lost flag
+    (group w and a peer both dead in this epoch)."""
+    N = alive.shape[0]
+    alive[w] = False
+    nf[w] = _next_failure(w, at, clk, rng)
+    hooks.notice(code, w, retry, ms)
+    if revive.shape[0] > 0:
+        revive[w] = at + rejoin_s
+    if died_epoch.shape[0] > 0:
+        mem_lost = mem_lost or died_epoch[(w + 1) % N] == epoch or \
+            died_epoch[(w + N - 1) % N] == epoch
+        died_epoch[w] = epoch
+    return mem_lost
+
+
+@njit(cache=True)
 def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
           fout, iout, per_restart):  # pragma: no cover
     N = ms[0].shape[0]
@@ -177,6 +208,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     fcnt = np.zeros(N, dtype=np.int64)
     own = np.empty(N if has_dom else 0, dtype=np.float64)
     dcur = np.zeros(N if has_dom else 0, dtype=np.int64)
+    clk = (dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr,
+           dom_times, dcur)
     revive = np.full(N if rejoin_on else 0, np.inf)
     next_revive = np.inf
     died_epoch = np.full(N if every1 > 0 else 0, -1, dtype=np.int64)
@@ -233,13 +266,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     continue
                 if revive[w] <= t:
                     while nf[w] < revive[w]:  # failures while it was away are absorbed
-                        if has_dom:
-                            nf[w] = _renew_domains(w, nf[w], dist, shape, scale, rng, tr_ptr,
-                                                   tr_times, tr_cur, fseed, fcnt, own, dsize,
-                                                   dom_ptr, dom_times, dcur)
-                        else:
-                            nf[w] = _renew(w, nf[w], dist, shape, scale, rng, tr_ptr, tr_times,
-                                           tr_cur, fseed, fcnt)
+                        nf[w] = _next_failure(w, nf[w], clk, rng)
                     alive[w] = True
                     revive[w] = np.inf
                     n_alive += 1
@@ -311,24 +338,11 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                         if retry:
                             patch_stacks += 1.0
                 if failed:
-                    alive[w] = False
+                    mem_lost = _kill(w, tw, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s,
+                                     died_epoch, epoch, mem_lost)
                     n_alive -= 1
-                    if has_dom:
-                        nf[w] = _renew_domains(w, tw, dist, shape, scale, rng, tr_ptr, tr_times,
-                                               tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times,
-                                               dcur)
-                    else:
-                        nf[w] = _renew(w, tw, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
-                                       fseed, fcnt)
-                    hooks.notice(code, w, retry, ms)
-                    if rejoin_on:
-                        revive[w] = tw + rejoin_s
-                        if revive[w] < next_revive:
-                            next_revive = revive[w]
-                    if every1 > 0:
-                        mem_lost = mem_lost or died_epoch[(w + 1) % N] == epoch or \
-                            died_epoch[(w + N - 1) % N] == epoch
-                        died_epoch[w] = epoch
+                    if rejoin_on and revive[w] < next_revive:
+                        next_revive = revive[w]
                     n_flag += 1
                     n_new += 1
                 elif nf[w] < min_nf:
@@ -340,24 +354,11 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 if min_nf > tbar:
                     break  # no live clock has run out: nobody to notice
                 if alive[w] and nf[w] <= tbar:
-                    alive[w] = False
+                    mem_lost = _kill(w, tbar, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s,
+                                     died_epoch, epoch, mem_lost)
                     n_alive -= 1
-                    if has_dom:
-                        nf[w] = _renew_domains(w, tbar, dist, shape, scale, rng, tr_ptr, tr_times,
-                                               tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times,
-                                               dcur)
-                    else:
-                        nf[w] = _renew(w, tbar, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
-                                       fseed, fcnt)
-                    hooks.notice(code, w, retry, ms)
-                    if rejoin_on:
-                        revive[w] = tbar + rejoin_s
-                        if revive[w] < next_revive:
-                            next_revive = revive[w]
-                    if every1 > 0:
-                        mem_lost = mem_lost or died_epoch[(w + 1) % N] == epoch or \
-                            died_epoch[(w + N - 1) % N] == epoch
-                        died_epoch[w] = epoch
+                    if rejoin_on and revive[w] < next_revive:
+                        next_revive = revive[w]
                     n_flag += 1
                     n_new += 1
             fails += n_new  # the checkpoint leader was counted when it was noticed
@@ -394,32 +395,14 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
             for w in range(N):
                 if alive[w]:
                     if nf[w] <= t0:  # failed unnoticed: noticed at the restart's start
-                        if has_dom:
-                            nf[w] = _renew_domains(w, t0, dist, shape, scale, rng, tr_ptr,
-                                                   tr_times, tr_cur, fseed, fcnt, own, dsize,
-                                                   dom_ptr, dom_times, dcur)
-                        else:
-                            nf[w] = _renew(w, t0, dist, shape, scale, rng, tr_ptr, tr_times,
-                                           tr_cur, fseed, fcnt)
+                        nf[w] = _next_failure(w, t0, clk, rng)
                 else:
                     while nf[w] < t0:  # roll a dead group's overdue clock forward, no cost
-                        if has_dom:
-                            nf[w] = _renew_domains(w, nf[w], dist, shape, scale, rng, tr_ptr,
-                                                   tr_times, tr_cur, fseed, fcnt, own, dsize,
-                                                   dom_ptr, dom_times, dcur)
-                        else:
-                            nf[w] = _renew(w, nf[w], dist, shape, scale, rng, tr_ptr, tr_times,
-                                           tr_cur, fseed, fcnt)
+                        nf[w] = _next_failure(w, nf[w], clk, rng)
                 s = t0
                 while nf[w] < s + window:  # failure inside the window: window restarts
                     s = nf[w]
-                    if has_dom:
-                        nf[w] = _renew_domains(w, s, dist, shape, scale, rng, tr_ptr, tr_times,
-                                               tr_cur, fseed, fcnt, own, dsize, dom_ptr,
-                                               dom_times, dcur)
-                    else:
-                        nf[w] = _renew(w, s, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur,
-                                       fseed, fcnt)
+                    nf[w] = _next_failure(w, s, clk, rng)
                 if s + window > tend:
                     tend = s + window
                 alive[w] = True
@@ -469,24 +452,11 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     if leader < 0:
                         break
                     if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
-                        alive[leader] = False
+                        mem_lost = _kill(leader, t, False, code, ms, alive, nf, clk, rng, revive, rejoin_s,
+                                         died_epoch, epoch, mem_lost)
                         n_alive -= 1
-                        if has_dom:
-                            nf[leader] = _renew_domains(leader, t, dist, shape, scale, rng,
-                                                        tr_ptr, tr_times, tr_cur, fseed, fcnt,
-                                                        own, dsize, dom_ptr, dom_times, dcur)
-                        else:
-                            nf[leader] = _renew(leader, t, dist, shape, scale, rng, tr_ptr,
-                                                tr_times, tr_cur, fseed, fcnt)
-                        hooks.notice(code, leader, False, ms)
-                        if rejoin_on:
-                            revive[leader] = t + rejoin_s
-                            if revive[leader] < next_revive:
-                                next_revive = revive[leader]
-                        if every1 > 0:
-                            mem_lost = mem_lost or died_epoch[(leader + 1) % N] == epoch or \
-                                died_epoch[(leader + N - 1) % N] == epoch
-                            died_epoch[leader] = epoch
+                        if rejoin_on and revive[leader] < next_revive:
+                            next_revive = revive[leader]
                         fails += 1
                         fails_since += 1
                         ck_fail += 1
