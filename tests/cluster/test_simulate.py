@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sim_oracle import oracle
 
 from spare_lib.cluster import ClusterConfig, SimResult, h100_600k, simulate, simulate_many, task_seed
 from spare_lib.stacking import failures_to_wipeout, ruler_layout
@@ -161,101 +162,6 @@ def test_rep_restart_iff_some_set_dead_random_traces(N: int, r: int, seed: int, 
 
 # ---------------------------------------------------------------- plain-Python oracle
 
-def reference_sim(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
-                  trace: list[tuple[float, int]]) -> tuple[float, float, int, int, int]:
-    """SPEC §3–5 re-typed in plain Python for trace-driven runs without jitter.
-
-    No sum/bridge sampling, no early exits, no counters: the oracle of the numba core.
-    Returns (total_s, down_s, restarts, masked failures, steps redone).
-    """
-    from spare_lib.rectlr import rectlr
-    spare = method == "spare"
-    per = [sorted(t for t, g in trace if g == w) for w in range(N)]
-
-    def renew(w: int, t: float) -> float:
-        return next((x for x in per[w] if x > t), np.inf)
-
-    nf = [renew(w, -1.0) for w in range(N)]
-    base = ruler_layout(N, r).stacks.copy() if spare else None
-    sets = [list(range(i, min(N, i + r))) for i in range(0, N, r)]
-    stacks, S, alive = (base.copy() if spare else None), 1, [True] * N
-    t = down = 0.0
-    committed = last = restarts = masked = redone = 0
-    pending = False
-    while committed < cfg.steps:
-        retry, patch, wiped = False, None, False
-        while True:
-            flagged = 1 if pending else 0
-            pending = False
-            tbar = t
-            for w in range(N):
-                if not alive[w]:
-                    continue
-                n = (patch[w] if retry else S) if spare else 1
-                tw = t
-                for _ in range(n):
-                    if nf[w] <= tw:
-                        alive[w], nf[w] = False, renew(w, tw)
-                        flagged += 1
-                        break
-                    tw += cfg.compute_per_stack_s * (1 if spare else r)
-                tbar = max(tbar, tw)
-            for w in range(N):
-                if alive[w] and nf[w] <= tbar:
-                    alive[w], nf[w] = False, renew(w, tbar)
-                    flagged += 1
-            t = tbar + cfg.allreduce_s * (cfg.allreduce_fail_factor if flagged else 1.0)
-            if not flagged:
-                break
-            if spare:
-                plan = rectlr(stacks, np.array(alive), S)
-                if plan.outcome == "wipeout":
-                    wiped = True
-                    break
-            elif any(all(not alive[w] for w in st_) for st_ in sets):
-                wiped = True
-                break
-            masked += flagged
-            t += cfg.stall_s
-            down += cfg.stall_s
-            if not spare or plan.outcome == "fixed":
-                break
-            stacks, S, patch, retry = plan.stacks.copy(), plan.depth, plan.patch, True
-        if wiped:
-            t0 = tend = t
-            for w in range(N):
-                if alive[w] and nf[w] <= t0:
-                    nf[w] = renew(w, t0)
-                while not alive[w] and nf[w] < t0:
-                    nf[w] = renew(w, nf[w])
-                s = t0
-                while nf[w] < s + cfg.restart_s:
-                    s, nf[w] = nf[w], renew(w, nf[w])
-                tend = max(tend, s + cfg.restart_s)
-                alive[w] = True
-            down += tend - t0
-            t = tend
-            restarts += 1
-            stacks, S = (base.copy() if spare else None), 1
-            redone += committed - last
-            committed = last
-            continue
-        committed += 1
-        if C is not None and (committed % C == 0 or committed == cfg.steps):
-            while True:
-                leader = alive.index(True)
-                if nf[leader] <= t:
-                    alive[leader], nf[leader] = False, renew(leader, t)
-                    if committed < cfg.steps:
-                        pending = True
-                        break
-                else:
-                    t += cfg.checkpoint_s
-                    last = committed
-                    break
-    return t, down, restarts, masked, redone
-
-
 @settings(max_examples=60, deadline=None)
 @given(method=st.sampled_from(["spare", "rep", "ckpt"]), N=st.integers(6, 16),
        r=st.integers(2, 3), C=st.one_of(st.none(), st.integers(1, 4)),
@@ -276,10 +182,11 @@ def test_core_matches_python_oracle(method: str, N: int, r: int, C: int | None, 
     # a long all-reduce (40 s) leaves room for leader failures between barrier and checkpoint
     cfg = small_cfg(steps=steps, restart_s=500.0, allreduce_s=40.0)
     res = simulate(method, N, r, C, cfg, failure_trace=np.array(trace).reshape(-1, 2))
-    total, down, restarts, masked, redone = reference_sim(method, N, r, C, cfg, trace)
-    assert res.total_s == pytest.approx(total, rel=1e-12)
-    assert res.down_s == pytest.approx(down, rel=1e-9, abs=1e-9)
-    assert (res.full_restarts, res.masked_failures, res.steps_redone) == (restarts, masked, redone)
+    ref = oracle(method, N, r, C, cfg, trace)
+    assert res.total_s == pytest.approx(ref["total_s"], rel=1e-12)
+    assert res.down_s == pytest.approx(ref["down_s"], rel=1e-9, abs=1e-9)
+    assert (res.full_restarts, res.masked_failures, res.steps_redone) == \
+        (ref["full_restarts"], ref["masked_failures"], ref["steps_redone"])
 
 
 # ---------------------------------------------------------------- statistics vs the sampler
