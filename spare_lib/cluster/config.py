@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass, replace
 
 from spare_lib._util.validate import check_int, check_positive, check_probability
+from spare_lib.stacking.layout import Layout
 
 #: Number of H100 GPUs of the paper's cluster.
 PAPER_GPUS = 600_000
@@ -89,6 +90,9 @@ class ClusterConfig:
     rejoin_s : float
         Time after which a failed group rejoins (replacement, restart, catch-up) for the methods
         that let groups rejoin (spare+repair, elastic-drop, elastic-rebalance); inf = never.
+    rejoin_stall_s : float or None
+        Stall of one batch of rejoining groups; None: ``stall_s`` (a blocking reconfiguration).
+        0 models a non-blocking catch-up such as FT-HSDP's.
     microbatches : int
         b, micro-batches per shard for elastic-rebalance.
     fetch_s : float
@@ -118,6 +122,7 @@ class ClusterConfig:
     domain_size: int = 1
     domain_fault_share: float = 0.0
     rejoin_s: float = math.inf
+    rejoin_stall_s: float | None = None
     microbatches: int = 1
     fetch_s: float = 0.0
     mem_checkpoint_s: float = 0.0
@@ -146,6 +151,8 @@ class ClusterConfig:
         check_probability("domain_fault_share", self.domain_fault_share)
         if not (isinstance(self.rejoin_s, (int, float)) and self.rejoin_s > 0):
             raise ValueError(f"rejoin_s must be in (0, inf], got {self.rejoin_s!r}")
+        if self.rejoin_stall_s is not None:
+            check_positive("rejoin_stall_s", self.rejoin_stall_s, allow_zero=True)
         check_int("microbatches", self.microbatches, lo=1)
         check_positive("fetch_s", self.fetch_s, allow_zero=True)
         check_positive("mem_checkpoint_s", self.mem_checkpoint_s, allow_zero=True)
@@ -277,11 +284,238 @@ def analytic_checkpoint_interval(mtbf_s: float, step_s: float, config: ClusterCo
     return max(1, int(round(tc / step_s)))
 
 
+# --------------------------------------------------------------------------- any cluster size
+# All-reduce cost model (issue 16). The data-parallel all-reduce runs between the N groups, on
+# each of the M GPUs of a group in parallel (GPU i of every group holds the same 1/M of the
+# gradient): p = N participants, n = model_bytes / M bytes each. With α the latency of one
+# message step and β = 1/bw the time per byte on one GPU's link (Hockney's model):
+#
+#   ring          2(p−1)·α + 2(p−1)/p · n·β        Patarasuk & Yuan (2009), bandwidth-optimal
+#   rabenseifner  2⌈log2 p⌉·α + 2(p−1)/p · n·β    reduce-scatter by recursive halving then
+#                                                  allgather by recursive doubling; Thakur,
+#                                                  Rabenseifner & Gropp (2005), Rabenseifner (2004)
+#   tree          2⌈log2 p⌉·α + 2·n·β             pipelined double binary tree (reduce, then
+#                                                  broadcast, each at full link bandwidth); Sanders,
+#                                                  Speck & Träff (2009), the tree of NCCL ≥ 2.4
+#
+# (reduction arithmetic, the γ term of Thakur et al., is neglected). Calibration: with α = 10 µs
+# and bw = 6.67 GB/s per GPU, the ring reproduces the paper's T_a = 2 / 6 / 10 s at 600k GPUs
+# (N = 200 / 600 / 1000, n = 2e13 B / M) as 1.993 / 5.999 / 10.005 s (−0.35 %, −0.02 %, +0.05 %).
+# At a fixed GPU count n grows ∝ N, so the ring's bandwidth term is ≈ 2·N·B/(G·bw): this is why
+# the paper's T_a is linear in N (N/100 s), a line that only holds at 600k GPUs.
+
+#: All-reduce algorithms of :func:`allreduce_time_s`.
+ALLREDUCE_ALGORITHMS = ("ring", "rabenseifner", "tree")
+#: Latency α of one all-reduce message step, s (inter-node, NCCL/InfiniBand order of magnitude).
+ALLREDUCE_LATENCY_S = 1.0e-5
+#: Effective all-reduce bandwidth per GPU, bytes/s, calibrated on the paper's T_a (see above).
+ALLREDUCE_BW_BYTES_S = 6.67e9
+#: Per-GPU MTBF, s: 600,000 GPUs × 300 s, so the system MTBF is m = 5 min at the paper's size
+#: (≈ 5.7 years per GPU); m = GPU_MTBF_S / G for G GPUs.
+GPU_MTBF_S = PAPER_GPUS * 300.0
+
+
+def allreduce_time_s(n_groups: int, bytes_per_gpu: float, algorithm: str = "ring", *,
+                     bw_bytes_s: float = ALLREDUCE_BW_BYTES_S,
+                     latency_s: float = ALLREDUCE_LATENCY_S) -> float:
+    """All-reduce time T_a of n bytes among p = ``n_groups`` participants (Hockney α–β model).
+
+    Parameters
+    ----------
+    n_groups : int
+        p, participants (the N data-parallel groups), ≥ 1; p = 1 costs nothing.
+    bytes_per_gpu : float
+        n, bytes each GPU reduces (model bytes / GPUs per group), ≥ 0.
+    algorithm : {'ring', 'rabenseifner', 'tree'}
+        ring: 2(p−1)α + 2(p−1)/p·n/bw (Patarasuk & Yuan 2009); rabenseifner: 2⌈log2 p⌉α +
+        2(p−1)/p·n/bw (Thakur, Rabenseifner & Gropp 2005); tree: 2⌈log2 p⌉α + 2n/bw (pipelined
+        double binary tree, Sanders, Speck & Träff 2009).
+    bw_bytes_s, latency_s : float
+        Link bandwidth per GPU (bytes/s, > 0) and per-step latency α (s, ≥ 0).
+
+    Examples
+    --------
+    >>> round(allreduce_time_s(600, 2e13 / 1000), 3)
+    5.999
+    """
+    p = check_int("n_groups", n_groups, lo=1)
+    n = check_positive("bytes_per_gpu", bytes_per_gpu, allow_zero=True)
+    bw = check_positive("bw_bytes_s", bw_bytes_s)
+    a = check_positive("latency_s", latency_s, allow_zero=True)
+    if algorithm not in ALLREDUCE_ALGORITHMS:
+        raise ValueError(f"algorithm must be one of {ALLREDUCE_ALGORITHMS}, got {algorithm!r}")
+    if p == 1:
+        return 0.0
+    steps = math.ceil(math.log2(p))
+    if algorithm == "ring":
+        return 2.0 * (p - 1) * a + 2.0 * (p - 1) / p * n / bw
+    if algorithm == "rabenseifner":
+        return 2.0 * steps * a + 2.0 * (p - 1) / p * n / bw
+    return 2.0 * steps * a + 2.0 * n / bw
+
+
+def cluster_groups(gpus: int, gpus_per_group: int) -> int:
+    """N = ⌊gpus / gpus_per_group⌋ data-parallel groups (leftover GPUs stay idle).
+
+    Raises
+    ------
+    ValueError
+        If ``gpus_per_group`` exceeds ``gpus`` (not even one group fits).
+    """
+    g = check_int("gpus", gpus, lo=1)
+    m = check_int("gpus_per_group", gpus_per_group, lo=1)
+    if m > g:
+        raise ValueError(f"gpus_per_group must be at most gpus = {g} (one group must fit), got {m}")
+    return g // m
+
+
+def cluster_config(gpus: int, gpus_per_group: int, model_bytes: float = CHECKPOINT_BYTES, *,
+                   allreduce: str = "ring", bw_bytes_s: float = ALLREDUCE_BW_BYTES_S,
+                   latency_s: float = ALLREDUCE_LATENCY_S, gpu_mtbf_s: float = GPU_MTBF_S,
+                   checkpoint_bw_bytes_s: float = CHECKPOINT_BW_BYTES_S,
+                   gpu_memory_bytes: float | None = None, allreduce_s: float | None = None,
+                   **overrides: object) -> ClusterConfig:
+    """A :class:`ClusterConfig` for any cluster: T_a, m and T_s derived from the hardware.
+
+    N = :func:`cluster_groups` (gpus, gpus_per_group) groups of M = ``gpus_per_group`` GPUs;
+    every GPU of a group holds 1/M of the model, so the all-reduce moves n = model_bytes / M
+    bytes per GPU among N participants: T_a = :func:`allreduce_time_s` (N, n, allreduce). The
+    system MTBF is m = gpu_mtbf_s / (N·M) (failures kill a whole group; idle GPUs do not
+    count), so m = 300 s at 600k GPUs and shrinks as 1/GPUs. T_s = model_bytes /
+    checkpoint_bw_bytes_s. Compute per stack (64 s), jitter, T_r = 3600 s, the 0.5·T_a of a
+    failed attempt and the failure law are the paper's (override them by keyword).
+
+    With the defaults, ``cluster_config(600_000, M)`` gives T_a = 1.993 / 5.999 / 10.005 s for
+    M = 3000 / 1000 / 600 (N = 200 / 600 / 1000) against the paper's 2 / 6 / 10 s of
+    :func:`h100_600k` (the calibration of :data:`ALLREDUCE_BW_BYTES_S`); everything else equal.
+
+    Parameters
+    ----------
+    gpus, gpus_per_group : int
+        Cluster size G and group size M (M ≤ G).
+    model_bytes : float
+        Bytes of the gradient reduced and of the checkpoint written (2e13: 10T parameters in
+        FP16, the paper's).
+    allreduce : {'ring', 'rabenseifner', 'tree'}
+        All-reduce algorithm (see :func:`allreduce_time_s`).
+    bw_bytes_s, latency_s : float
+        All-reduce link bandwidth per GPU and per-step latency.
+    gpu_mtbf_s : float
+        MTBF of one GPU (default :data:`GPU_MTBF_S`, m = 5 min at 600k GPUs).
+    checkpoint_bw_bytes_s : float
+        Aggregate checkpoint write bandwidth (340 GB/s).
+    gpu_memory_bytes : float or None
+        If given, refuse groups whose share of the model (model_bytes / M) exceeds it.
+    allreduce_s : float or None
+        Use this T_a instead of the model.
+    **overrides
+        Any other :class:`ClusterConfig` field (steps, restart_s, failure_dist, ...).
+
+    Raises
+    ------
+    ValueError
+        A group larger than the cluster, a model share above ``gpu_memory_bytes``, or any
+        invalid field.
+
+    Examples
+    --------
+    >>> cfg = cluster_config(2_000_000, 1000)
+    >>> cluster_groups(2_000_000, 1000), round(cfg.allreduce_s, 2), cfg.system_mtbf_s
+    (2000, 6.03, 90.0)
+    """
+    N = cluster_groups(gpus, gpus_per_group)
+    M = int(gpus_per_group)
+    model_bytes = check_positive("model_bytes", model_bytes)
+    check_positive("gpu_mtbf_s", gpu_mtbf_s)
+    check_positive("checkpoint_bw_bytes_s", checkpoint_bw_bytes_s)
+    share = model_bytes / M
+    if gpu_memory_bytes is not None:
+        mem = check_positive("gpu_memory_bytes", gpu_memory_bytes)
+        if share > mem:
+            raise ValueError(f"gpus_per_group={M} is too small for model_bytes={model_bytes:.3g}: each "
+                             f"GPU would hold {share:.3g} B > gpu_memory_bytes={mem:.3g}; need at "
+                             f"least {math.ceil(model_bytes / mem)} GPUs per group")
+    if allreduce_s is None:
+        ta = allreduce_time_s(N, share, allreduce, bw_bytes_s=bw_bytes_s, latency_s=latency_s)
+    else:
+        ta = check_positive("allreduce_s", allreduce_s, allow_zero=True)
+    fields = {"allreduce_s": ta, "system_mtbf_s": gpu_mtbf_s / (N * M), "n_gpus": N * M,
+              "checkpoint_s": model_bytes / checkpoint_bw_bytes_s}
+    fields.update(overrides)
+    return ClusterConfig().with_(**fields)
+
+
+def scale_layout(N: int, r: int) -> Layout:
+    """The stacking layout for (N, r) at any scale, or a ValueError naming the limit.
+
+    * the optimal Golomb ruler (SPEC §2) when it satisfies the independence condition
+      N > 2·o_{r−1} − 1 (r ≤ 28, the ruler table);
+    * r > 28: the Sidon set below (no ruler is tabled);
+    * otherwise offsets forming a Sidon set mod N
+      (:func:`spare_lib.stacking.modular_sidon_offsets`): every pair of types still shares at
+      most one holder, which needs N ≥ r(r − 1) + 1 (+ 1 for even N);
+    * otherwise (N below that bound, or the search finds no set within its budget):
+      ValueError naming the limits.
+
+    The rulers cover r* ≈ log2 N + 0.83 up to N ≈ 10⁸ (r* = 27 at N = 10⁸ needs N > 1105); the
+    modular sets matter for small N and large r (e.g. N = 64, r = 8: the ruler of length 34
+    needs N > 67, a Sidon set mod 64 exists).
+
+    Examples
+    --------
+    >>> scale_layout(1000, 9).kind, scale_layout(64, 8).kind
+    ('ruler', 'sidon-mod')
+    """
+    from spare_lib.stacking.domains import modular_sidon_offsets
+    from spare_lib.stacking.layout import GOLOMB_RULERS, MAX_RULER_R, max_ruler_r, ruler_layout
+
+    N = check_int("N", N, lo=1)
+    r = check_int("r", r, lo=1, hi=N)
+    if r <= MAX_RULER_R and N > 2 * GOLOMB_RULERS[r][-1] - 1:
+        return ruler_layout(N, r)
+    need = r * (r - 1) + (1 if N % 2 else 2)
+    if r > 1 and N < need:
+        raise ValueError(f"r={r} is too large for N={N}: a layout in which two shard types share "
+                         f"at most one holder needs N >= r(r-1)+{need - r * (r - 1)} = {need} "
+                         f"(a Sidon set of r offsets mod N); the largest r for N={N} is "
+                         f"{max_independent_r(N)}")
+    try:
+        offs = modular_sidon_offsets(N, r)
+    except ValueError as err:
+        raise ValueError(f"no layout for r={r} at N={N}: the r={r} ruler needs N > "
+                         f"{2 * GOLOMB_RULERS[min(r, MAX_RULER_R)][-1] - 1} and no Sidon set of r "
+                         f"offsets mod N was found ({err}); use r <= {max_ruler_r(N)} (ruler) or a "
+                         f"larger N") from None
+    return Layout(N=N, r=r, offsets=offs, kind="sidon-mod")
+
+
+def max_independent_r(N: int) -> int:
+    """Upper bound on the r of a cyclic layout with the independence condition at N: the
+    ruler table's r or the Sidon bound r(r − 1) + 1 (+ 1 for even N) ≤ N, whichever is larger
+    (a Sidon set at the bound need not exist; :func:`scale_layout` says when none is found)."""
+    from spare_lib.stacking.layout import max_ruler_r
+
+    N = check_int("N", N, lo=1)
+    r = 1
+    while (r + 1) * r + (1 if N % 2 else 2) <= N and r + 1 <= N:
+        r += 1
+    return max(r, max_ruler_r(N))
+
+
 __all__ = [
+    "ALLREDUCE_ALGORITHMS",
+    "ALLREDUCE_BW_BYTES_S",
+    "ALLREDUCE_LATENCY_S",
+    "GPU_MTBF_S",
     "ClusterConfig",
     "FAILURE_DISTRIBUTIONS",
     "PAPER_GPUS",
     "allreduce_600k_s",
+    "allreduce_time_s",
+    "cluster_config",
+    "cluster_groups",
+    "max_independent_r",
+    "scale_layout",
     "analytic_checkpoint_interval",
     "h100_600k",
     "paper_checkpoint_interval",

@@ -66,8 +66,8 @@ _N_I = 16
 (P_STEPS, P_CKPT_EVERY, P_MEM_EVERY, P_DIST, P_REJOIN, P_DOMAIN_SIZE, P_MEM_IDEAL) = range(7)
 _N_PI = 7
 (Q_COMPUTE, Q_SIGMA, Q_JIT_LO, Q_TA, Q_FAIL_FACTOR, Q_RESTART, Q_STALL, Q_TS, Q_SHAPE, Q_SCALE,
- Q_MAX_WALL, Q_REJOIN_S, Q_MEM_TS, Q_MEM_RESTART, Q_FETCH) = range(15)
-_N_PF = 15
+ Q_MAX_WALL, Q_REJOIN_S, Q_MEM_TS, Q_MEM_RESTART, Q_FETCH, Q_REJOIN_STALL) = range(16)
+_N_PF = 16
 #: How many per-restart failure counts the core records at most (the first ones).
 MAX_RESTART_RECORDS = 100_000
 
@@ -274,8 +274,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 elif revive[w] < next_revive:
                     next_revive = revive[w]
             hooks.rejoin(code, alive, n_alive, ms)
-            t += stall
-            stall_time += stall
+            t += pf[Q_REJOIN_STALL]
+            stall_time += pf[Q_REJOIN_STALL]
         # ---------------- one step: first attempt, then retries ----------------
         retry = False
         wiped = False

@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from spare_lib import theory as th
-from spare_lib._util.validate import check_int, check_positive
+from spare_lib._util.validate import check_int, check_positive, check_probability
 from spare_lib.cluster.config import (
     FAILURE_DISTRIBUTIONS,
     ClusterConfig,
@@ -58,6 +58,14 @@ from spare_lib.cluster.config import (
 from spare_lib.stacking.layout import max_ruler_r
 
 METHODS = ("spare", "rep", "ckpt")
+
+#: SPARe layouts of the planner: the paper's Golomb ruler, r consecutive holders, or the
+#: domain-aware layout (every type's r holders in r distinct failure domains,
+#: :func:`spare_lib.stacking.domain_aware_layout`; does not exist for every (N, r, D)).
+LAYOUTS = ("ruler", "domain-aware", "consecutive")
+
+#: Rep's replica sets: r consecutive groups, or groups ceil(N/r) apart (across failure domains).
+REP_PLACEMENTS = ("consecutive", "strided")
 
 
 LABELS = {"spare": "SPARe+CKPT", "rep": "Rep+CKPT", "ckpt": "CKPT-only"}
@@ -125,6 +133,12 @@ class ClusterSpec:
         depend on the mean m alone).
     failure_dist : {'weibull', 'exponential'}
         Law of the per-group time between failures; simulation only.
+    domain_size : int
+        D, groups per failure domain (group g in domain ⌊g/D⌋), 1 ≤ D ≤ N; 1 = no domains.
+    domain_fault_share : float
+        q in [0, 1], the share of failure events that kill a whole domain (same total rate 1/m;
+        :class:`~spare_lib.cluster.ClusterConfig`). With q > 0 and D > 1 SPARe's closed form uses
+        ``theory.mu_correlated``; the simulation draws the domain events.
     """
 
     gpus: int
@@ -136,6 +150,8 @@ class ClusterSpec:
     allreduce_s: float
     weibull_shape: float = 0.78
     failure_dist: str = "weibull"
+    domain_size: int = 1
+    domain_fault_share: float = 0.0
 
     def __post_init__(self) -> None:
         gpus = check_int("gpus", self.gpus, lo=2)
@@ -155,6 +171,17 @@ class ClusterSpec:
         if self.failure_dist not in FAILURE_DISTRIBUTIONS:
             raise ValueError(f"failure_dist must be one of {FAILURE_DISTRIBUTIONS}, "
                              f"got {self.failure_dist!r}")
+        n = gpus // m
+        if isinstance(self.domain_size, bool) or not isinstance(self.domain_size, (int, np.integer)) \
+                or not 1 <= int(self.domain_size) <= n:
+            raise ValueError(f"domain_size must be an integer in [1, N] = [1, {n}], "
+                             f"got {self.domain_size!r}")
+        check_probability("domain_fault_share", self.domain_fault_share)
+
+    @property
+    def correlated(self) -> bool:
+        """Failure domains matter: D > 1 and q > 0."""
+        return self.domain_size > 1 and self.domain_fault_share > 0
 
     @property
     def N(self) -> int:
@@ -180,7 +207,8 @@ class ClusterSpec:
                   "allreduce_s": self.allreduce_s, "restart_s": self.restart_s,
                   "checkpoint_s": self.checkpoint_s, "system_mtbf_s": self.system_mtbf_s,
                   "n_gpus": self.gpus, "weibull_shape": self.weibull_shape,
-                  "failure_dist": self.failure_dist}
+                  "failure_dist": self.failure_dist, "domain_size": self.domain_size,
+                  "domain_fault_share": self.domain_fault_share}
         return ClusterConfig(**{**fields, **overrides})
 
 
@@ -188,7 +216,8 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
                  gpu_mtbf_hours: float | None = None, restart_min: float = 60.0,
                  checkpoint_s: float = th.T_S_PAPER, step_s: float | None = None,
                  allreduce_s: float | None = None, weibull_shape: float = 0.78,
-                 failure_dist: str = "weibull") -> ClusterSpec:
+                 failure_dist: str = "weibull", domain_size: int = 1,
+                 domain_fault_share: float = 0.0) -> ClusterSpec:
     """Describe a cluster in the units engineers quote; defaults are the paper's 600k-H100 case.
 
     Parameters
@@ -214,6 +243,9 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
         Weibull shape k (> 0; the paper's 0.78); used by the simulation only.
     failure_dist : {'weibull', 'exponential'}
         Per-group failure law of the simulation (same mean either way).
+    domain_size, domain_fault_share :
+        Failure domains of D groups and the share q of failure events that kill a whole domain
+        (:class:`ClusterSpec`); defaults 1 and 0: independent failures.
 
     Examples
     --------
@@ -246,7 +278,8 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
                        restart_s=60.0 * check_positive("restart_min", restart_min, allow_zero=True),
                        checkpoint_s=check_positive("checkpoint_s", checkpoint_s), step_s=step_s,
                        allreduce_s=ta, weibull_shape=check_positive("weibull_shape", weibull_shape),
-                       failure_dist=failure_dist)
+                       failure_dist=failure_dist, domain_size=domain_size,
+                       domain_fault_share=domain_fault_share)
 
 
 @dataclass(frozen=True)
@@ -305,7 +338,7 @@ class Plan:
         Every candidate evaluated: SPARe r = 2..r_max, Rep r = 2..rep_r_max, CKPT-only.
     r_max : int
         Largest SPARe r: of the ruler layout at this N (``layout.max_ruler_r``; 12/20/26 at
-        N = 200/600/1000; 2 for N ≤ 5).
+        N = 200/600/1000; 2 for N ≤ 5); with ``layout='domain-aware'`` the largest r on the curve.
     rep_r_max : int
         Largest Rep r on the curve (:func:`rep_r_max`); :meth:`point` evaluates any r ≤ N.
     gain_vs_rep, gain_vs_ckpt : float
@@ -314,6 +347,12 @@ class Plan:
         argmin of the paper's Eq. 7 (μ Γ form, Eq. 5), whatever ``model`` is.
     r_star_log2 : int
         ⌊log2 N + 0.833⌋ (``theory.r_star_closed``).
+    layout, rep_placement : str
+        SPARe's layout (:data:`LAYOUTS`) and Rep's replica sets (:data:`REP_PLACEMENTS`).
+    skipped_r : tuple of int
+        SPARe r in 2..r_max left off the curve because the domain-aware layout does not exist.
+    notes : tuple of str
+        What the closed forms assume about failure domains and the layout (printed by the CLI).
     """
 
     cluster: ClusterSpec
@@ -329,6 +368,10 @@ class Plan:
     r_star_paper: int
     r_star_log2: int
     rep_r_max: int = 0
+    layout: str = "ruler"
+    rep_placement: str = "consecutive"
+    skipped_r: tuple[int, ...] = ()
+    notes: tuple[str, ...] = ()
 
     def point(self, method: str, r: int) -> ClosedFormPoint:
         """The candidate (method, r) of :attr:`curve`, or a Rep r ≤ N evaluated on demand;
@@ -399,8 +442,44 @@ def _spare_mu_overhead(N: int, r: int, model: str) -> tuple[float, float]:
     return mu, float(s_bar)
 
 
-def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "finite"
-                      ) -> ClosedFormPoint:
+@lru_cache(maxsize=256)
+def _domain_layout(N: int, r: int, D: int) -> Any:
+    """:func:`spare_lib.stacking.domain_aware_layout`, cached (its search can take a second)."""
+    from spare_lib.stacking.domains import domain_aware_layout
+
+    return domain_aware_layout(N, r, D)
+
+
+def spare_layout(N: int, r: int, layout: str = "ruler", domain_size: int = 1) -> Any:
+    """The SPARe :class:`~spare_lib.stacking.Layout` of ``layout`` (:data:`LAYOUTS`) at (N, r, D);
+    ValueError when it does not exist (domain-aware: N < r·D or no Sidon set found)."""
+    from spare_lib.stacking.layout import make_layout
+
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {list(LAYOUTS)}, got {layout!r}")
+    if layout == "domain-aware":
+        return _domain_layout(int(N), int(r), int(domain_size))
+    return make_layout(int(N), int(r), layout)
+
+
+@lru_cache(maxsize=4096)
+def _spare_mu_overhead_layout(N: int, r: int, layout: str, D: int, q: float) -> tuple[float, float, bool]:
+    """μ, S̄ of SPARe for a non-default layout or correlated failures, and whether the correlated
+    form was used (False: it cannot handle this layout, so the independent finite-N form is)."""
+    from spare_lib.theory.correlated import mu_correlated, overhead_correlated
+
+    lay = spare_layout(N, r, layout, D)
+    if D > 1 and q > 0:
+        try:
+            mu = float(mu_correlated(N, r, D, q, lay))
+            return mu, float(overhead_correlated(N, D, q, mu)), True
+        except ValueError:  # the layout spans more domains than the transfer matrix handles
+            pass
+    return float(th.mu_finite(N, r, lay)), float(th.overhead_finite(N, r, lay)), False
+
+
+def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "finite",
+                      layout: str = "ruler") -> ClosedFormPoint:
     """Closed-form TTT/T0, availability and checkpoint period of one (method, r).
 
     Parameters
@@ -413,6 +492,13 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
         SPARe: 1 ≤ r ≤ ``max_ruler_r(N)`` (ruler layout); Rep: 1 ≤ r ≤ N; CKPT-only: 1.
     model : {'finite', 'paper'}
         SPARe's μ and S̄ (see :data:`MODELS`); Rep and CKPT-only are the same in both.
+    layout : {'ruler', 'domain-aware', 'consecutive'}
+        SPARe's layout. With the ruler and independent failures (q = 0 or D = 1) ``model``
+        decides; otherwise μ and S̄ are those of the layout: ``theory.mu_correlated`` and
+        ``overhead_correlated`` when ``spec.correlated`` (``mu_finite``/``overhead_finite`` of
+        the layout where the correlated form cannot handle it), else ``mu_finite`` and
+        ``overhead_finite`` of the layout. Rep and CKPT-only ignore it (and the domains: Rep's
+        μ assumes independent failures; CKPT-only restarts at every failure event either way).
 
     Returns
     -------
@@ -428,7 +514,12 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
     N = spec.N
     if method == "spare":
         r = check_int("r", r, lo=1, hi=max_ruler_r(N))
-        mu, overhead = _spare_mu_overhead(N, r, model)
+        if layout == "ruler" and not spec.correlated:
+            mu, overhead = _spare_mu_overhead(N, r, model)
+        else:
+            _check_model(model)
+            mu, overhead, _ = _spare_mu_overhead_layout(N, r, layout, int(spec.domain_size),
+                                                        float(spec.domain_fault_share))
     elif method == "rep":
         _check_model(model)
         r = check_int("r", r, lo=1, hi=N)
@@ -449,7 +540,8 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
                            ttt_over_t0=overhead / avail)
 
 
-def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> Plan:
+def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
+         layout: str = "ruler", rep_placement: str = "consecutive") -> Plan:
     """Closed-form joint optimum of r and the checkpoint period for SPARe, Rep and CKPT-only.
 
     For every r the checkpoint period is the availability optimum T_c*(T_f = μ·m) of Eq. 2; the
@@ -470,6 +562,12 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> 
         Largest SPARe r considered; None: ``max_ruler_r(N)``, the largest r of the ruler layout
         (12, 20, 26 at N = 200, 600, 1000; 2 for N ≤ 5). At most ``max_ruler_r(N)``. Rep runs
         over r = 2..:func:`rep_r_max`.
+    layout : {'ruler', 'domain-aware', 'consecutive'}
+        SPARe's layout (:func:`closed_form_point`). 'domain-aware' skips the r for which the
+        layout does not exist (:attr:`Plan.skipped_r`); ValueError naming ``domain_size`` when
+        it exists for none.
+    rep_placement : {'consecutive', 'strided'}
+        Rep's replica sets; recorded for the simulation (the closed form is the same).
 
     Returns
     -------
@@ -485,6 +583,10 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> 
         raise ValueError(f"spec must be a ClusterSpec (see cluster_spec), "
                          f"got {type(spec).__name__}")
     _, _, note = _check_model(model)
+    if layout not in LAYOUTS:
+        raise ValueError(f"layout must be one of {list(LAYOUTS)}, got {layout!r}")
+    if rep_placement not in REP_PLACEMENTS:
+        raise ValueError(f"rep_placement must be one of {list(REP_PLACEMENTS)}, got {rep_placement!r}")
     N = spec.N
     top = max_ruler_r(N)
     if top < 2:  # pragma: no cover - ClusterSpec guarantees N >= 2
@@ -492,10 +594,28 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> 
     r_max = top if r_max is None else check_int("r_max", r_max, lo=2, hi=top)
     rs = range(2, r_max + 1)
     rep_top = rep_r_max(N)
-    spare = [closed_form_point(spec, "spare", r, model) for r in rs]
+    spare, skipped = [], []
+    for r in rs:
+        try:
+            spare.append(closed_form_point(spec, "spare", r, model, layout))
+        except ValueError:
+            if layout != "domain-aware":
+                raise
+            skipped.append(r)
+    if not spare:
+        D = spec.domain_size
+        raise ValueError(f"domain_size must be in [1, {(N - 1) // 2}] for layout='domain-aware' at "
+                         f"N = {N} (r >= 2 holders in distinct domains of D groups exist for no r "
+                         f"in 2..{r_max}), got {D}")
+    r_max = spare[-1].r
+    rs = [p.r for p in spare]
     rep = [closed_form_point(spec, "rep", r, model) for r in range(2, rep_top + 1)]
     ckpt = closed_form_point(spec, "ckpt", 1, model)
-    best_s = min(spare, key=lambda p: p.ttt_over_t0)
+    eligible = spare
+    if spec.correlated:  # r where the correlated form applies (mu_finite ignores the domains)
+        eligible = [p for p in spare if _spare_mu_overhead_layout(
+            N, p.r, layout, spec.domain_size, float(spec.domain_fault_share))[2]] or spare
+    best_s = min(eligible, key=lambda p: p.ttt_over_t0)
     best_r = min(rep, key=lambda p: p.ttt_over_t0)
     paper_j = [(_spare_point_j(spec, r, "paper"), r) for r in rs]
     return Plan(cluster=spec, model=model, model_note=note, spare=best_s, rep=best_r, ckpt=ckpt,
@@ -503,7 +623,52 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None) -> 
                 gain_vs_rep=1.0 - best_s.ttt_over_t0 / best_r.ttt_over_t0,
                 gain_vs_ckpt=1.0 - best_s.ttt_over_t0 / ckpt.ttt_over_t0,
                 r_star_paper=min(paper_j)[1], r_star_log2=int(th.r_star_closed(N)),
-                rep_r_max=rep_top)
+                rep_r_max=rep_top, layout=layout, rep_placement=rep_placement,
+                skipped_r=tuple(skipped), notes=_domain_notes(spec, layout, rs))
+
+
+def r_ranges(rs: list[int] | tuple[int, ...]) -> str:
+    """'2..5, 8, 10..11' for sorted integers."""
+    out: list[str] = []
+    for r in rs:
+        if out and r == int(out[-1].split("..")[-1]) + 1:
+            out[-1] = f"{out[-1].split('..')[0]}..{r}"
+        else:
+            out.append(str(r))
+    return ", ".join(out)
+
+
+def _domain_notes(spec: ClusterSpec, layout: str, rs: list[int]) -> tuple[str, ...]:
+    """What the closed forms assume about failure domains and SPARe's layout."""
+    D, q = spec.domain_size, spec.domain_fault_share
+    notes = []
+    if spec.correlated:
+        fell = [r for r in rs if not _spare_mu_overhead_layout(spec.N, r, layout, D, q)[2]]
+        notes.append(f"failure domains of D = {D} groups, q = {q:g} of failure events are domain "
+                     f"events: SPARe's mu = theory.mu_correlated(N, r, D, q, layout='{layout}') "
+                     "(failure events to wipe-out; a domain event counts once) and S-bar = "
+                     "theory.overhead_correlated")
+        if fell:
+            notes.append(f"SPARe r = {r_ranges(fell)}: the '{layout}' layout spans more domains "
+                         "than theory.mu_correlated handles, so mu_finite and overhead_finite "
+                         "(independent failures) are used there"
+                         + ("" if len(fell) == len(rs) else
+                            ", and they are left out of the closed-form choice of r (independent "
+                            "failures overstate mu)"))
+        notes.append("Rep+CKPT's closed form ignores the domains (replication_mu assumes "
+                     "independent failures, whatever the replica placement) and CKPT-only's is "
+                     "exact (every failure event restarts); --simulate draws the domain events")
+    else:
+        if layout != "ruler":
+            notes.append(f"SPARe layout '{layout}': mu = theory.mu_finite and S-bar = "
+                         "theory.overhead_finite of that layout")
+        if D > 1:
+            notes.append(f"failure domains of D = {D} groups but no domain events (q = 0): "
+                         "failures are independent")
+        elif q > 0:
+            notes.append(f"q = {q:g} with domains of one group: a domain event kills one group, "
+                         "so failures are independent")
+    return tuple(notes)
 
 
 def _spare_point_j(spec: ClusterSpec, r: int, model: str) -> float:

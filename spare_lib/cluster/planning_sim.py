@@ -35,6 +35,8 @@ from spare_lib.cluster.planning import (
     ClusterSpec,
     Plan,
     plan,
+    r_ranges,
+    spare_layout,
 )
 from spare_lib.cluster.planning_results import (
     SimulatedChoice,
@@ -59,13 +61,16 @@ def simulate_plan_point(method: str, N: int, r: int, ckpt_steps: int, steps: int
                         checkpoint_s: float, system_mtbf_s: float, n_gpus: int, trial: int,
                         seed: int, max_wall_t0: float = MAX_WALL_T0, weibull_shape: float = 0.78,
                         failure_dist: str = "weibull",
-                        failure_seed: int | None = None) -> dict[str, Any]:
+                        failure_seed: int | None = None, domain_size: int = 1,
+                        domain_fault_share: float = 0.0, layout: str = "ruler",
+                        rep_placement: str = "consecutive") -> dict[str, Any]:
     """One simulated run of a planning candidate (a :func:`~spare_lib.cluster.sweep.run_sweep` point).
 
     Module-level so the process pool can pickle it. ``trial`` labels the trial; its seed is
     :func:`trial_seed` (the same for every candidate of the trial) and, with common random
     numbers, ``failure_seed`` too. Jitter, shrink 0.1 s and the all-reduce factor 0.5 are the
-    preset's.
+    preset's. ``domain_size`` and ``domain_fault_share`` are the ClusterConfig's failure domains;
+    ``layout`` is SPARe's (:data:`~spare_lib.cluster.planning.LAYOUTS`) and ``rep_placement`` Rep's.
 
     Returns
     -------
@@ -78,8 +83,13 @@ def simulate_plan_point(method: str, N: int, r: int, ckpt_steps: int, steps: int
                            allreduce_s=float(allreduce_s), restart_s=float(restart_s),
                            checkpoint_s=float(checkpoint_s), system_mtbf_s=float(system_mtbf_s),
                            n_gpus=int(n_gpus), weibull_shape=float(weibull_shape),
-                           failure_dist=str(failure_dist))
-    extra = {} if failure_seed is None else {"failure_seed": int(failure_seed)}
+                           failure_dist=str(failure_dist), domain_size=int(domain_size),
+                           domain_fault_share=float(domain_fault_share))
+    extra: dict[str, Any] = {} if failure_seed is None else {"failure_seed": int(failure_seed)}
+    if method == "spare" and layout != "ruler":
+        extra["layout"] = spare_layout(int(N), int(r), str(layout), int(domain_size))
+    if rep_placement != "consecutive":
+        extra["rep_placement"] = str(rep_placement)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # unfinished runs are reported instead
         res = simulate(method, int(N), int(r), int(ckpt_steps), config, seed=int(seed),
@@ -123,7 +133,14 @@ def trial_seed(spec: ClusterSpec, trial: int, root: int = 0) -> int:
     and ``root`` only (never the method, r or C), so candidates share their random numbers."""
     from spare_lib.cluster.sweep import point_seed
 
-    return point_seed({"cluster": dataclasses.asdict(spec), "trial": int(trial)}, root)
+    cluster = dataclasses.asdict(spec)
+    for k, default in _DOMAIN_DEFAULTS.items():  # seeds of clusters without domains unchanged
+        if cluster[k] == default:
+            del cluster[k]
+    return point_seed({"cluster": cluster, "trial": int(trial)}, root)
+
+
+_DOMAIN_DEFAULTS = {"domain_size": 1, "domain_fault_share": 0.0}
 
 
 def restarts_needed_steps(p: Any, min_restarts: int = MIN_RESTARTS) -> int:
@@ -189,7 +206,8 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
                    backend: str = "processes", workers: int | None = None,
                    cache_dir: str | None = None, progress: bool = False,
                    min_restarts: int = MIN_RESTARTS, common_failures: bool = True,
-                   client: Any = None) -> SimulatedPlan:
+                   client: Any = None, layout: str = "ruler",
+                   rep_placement: str = "consecutive") -> SimulatedPlan:
     """Simulate every candidate r, then the checkpoint interval at the best r; rank all methods.
 
     Stage 1: each candidate (method, r) runs ``trials`` times with the closed form's checkpoint
@@ -240,6 +258,10 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
     common_failures : bool
         Pass ``failure_seed`` = the trial seed (common failure streams across candidates); False
         keeps only the common ``seed``.
+    layout, rep_placement : str
+        SPARe's layout and Rep's replica sets (:func:`plan`); the failure domains are the
+        spec's. Explicit ``spare_r`` for which the domain-aware layout does not exist are
+        skipped with a warning (ValueError when none exists).
 
     Returns
     -------
@@ -255,11 +277,26 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
     min_restarts = check_int("min_restarts", min_restarts, lo=0)
     max_wall_t0 = check_positive("max_wall_t0", max_wall_t0)
     factors = tuple(check_positive("checkpoint_factors", float(f)) for f in checkpoint_factors)
-    closed = plan(spec, model=model)
+    closed = plan(spec, model=model, layout=layout, rep_placement=rep_placement)
     N = spec.N
     cands = candidate_rs(closed, spare_window, REP_R if rep_r is None else ())
+    on_curve = {p.r for p in closed.curve if p.method == "spare"}
+    cands["spare"] = tuple(r for r in cands["spare"] if r in on_curve)
+    skipped_note = ()
     if spare_r is not None:
-        cands["spare"] = _check_candidates("spare_r", spare_r, 2, closed.r_max, N)
+        top = max(closed.r_max, max(closed.skipped_r, default=2))
+        cands["spare"] = _check_candidates("spare_r", spare_r, 2, top, N)
+        gone = [r for r in cands["spare"] if r not in on_curve]
+        if gone and len(gone) == len(cands["spare"]):
+            raise ValueError(f"spare_r must be in {r_ranges(sorted(on_curve))} (the r for which "
+                             f"layout='{layout}' exists at N = {N} with domain_size = "
+                             f"{spec.domain_size}), got {r_ranges(gone)}")
+        if gone:
+            msg = (f"SPARe r = {r_ranges(gone)} skipped: layout='{layout}' does not exist there "
+                   f"at N = {N} with domain_size = {spec.domain_size}")
+            warnings.warn(msg, UserWarning, stacklevel=2)
+            skipped_note = (msg,)
+            cands["spare"] = tuple(r for r in cands["spare"] if r not in gone)
     if rep_r is not None:
         cands["rep"] = _check_candidates("rep_r", rep_r, 2, N, N)
     if not include_ckpt:
@@ -277,6 +314,12 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
             "checkpoint_s": spec.checkpoint_s, "system_mtbf_s": spec.system_mtbf_s,
             "n_gpus": spec.gpus, "max_wall_t0": max_wall_t0, "weibull_shape": spec.weibull_shape,
             "failure_dist": spec.failure_dist}
+    # the new knobs join the points only when set, so existing plans keep their cache keys
+    for k, v, default in (("domain_size", spec.domain_size, 1),
+                          ("domain_fault_share", spec.domain_fault_share, 0.0),
+                          ("layout", layout, "ruler"), ("rep_placement", rep_placement, "consecutive")):
+        if v != default:
+            base[k] = v
     seeds = [trial_seed(spec, t, seed) for t in range(trials)]
 
     def run(pairs: list[tuple[str, int, int]], stage: int) -> list[SimulatedPoint]:
@@ -321,7 +364,7 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
                          trials=trials, steps=steps, seed=seed, max_wall_t0=max_wall_t0,
                          elapsed_s=elapsed, verdict=sim_v, closed_verdict=closed_v,
                          disagreements=disagree,
-                         warnings=_adequacy(sim_points, min_restarts, steps),
+                         warnings=skipped_note + _adequacy(sim_points, min_restarts, steps),
                          steps_note=steps_note, crn=crn)
 
 

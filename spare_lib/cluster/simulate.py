@@ -75,6 +75,7 @@ from spare_lib.cluster.core import (
     Q_MEM_RESTART,
     Q_MEM_TS,
     Q_REJOIN_S,
+    Q_REJOIN_STALL,
     Q_RESTART,
     Q_SCALE,
     Q_SHAPE,
@@ -444,7 +445,11 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     pi[P_MEM_IDEAL] = int(config.mem_ideal)
     pf = np.zeros(_N_PF, dtype=np.float64)
     pf[Q_COMPUTE] = config.compute_per_stack_s
-    pf[Q_SIGMA] = config.jitter_sigma
+    # jitter is drawn per unit of work; elastic-rebalance's units are 1/b of a shard, so their
+    # relative spread is σ·√b: the sum of b units then has a shard's spread σ (the split of the
+    # work into micro-batches does not by itself make the slowest group faster)
+    pf[Q_SIGMA] = config.jitter_sigma * (math.sqrt(config.microbatches)
+                                         if method == "elastic-rebalance" else 1.0)
     pf[Q_JIT_LO] = config.jitter_min
     pf[Q_TA] = config.allreduce_s
     pf[Q_FAIL_FACTOR] = config.allreduce_fail_factor
@@ -458,6 +463,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     pf[Q_MEM_TS] = config.mem_checkpoint_s
     pf[Q_MEM_RESTART] = config.mem_restart_s
     pf[Q_FETCH] = config.fetch_s
+    pf[Q_REJOIN_STALL] = config.stall_s if config.rejoin_stall_s is None else config.rejoin_stall_s
 
     fout = np.zeros(_N_F, dtype=np.float64)
     iout = np.zeros(_N_I, dtype=np.int64)

@@ -61,8 +61,9 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
                         stacks, S = plan.stacks.copy(), plan.depth
             if method == "elastic-rebalance":
                 load, fetch = -(-N * b // n_alive), True
-            t += cfg.stall_s
-            down += cfg.stall_s
+            rs = cfg.stall_s if cfg.rejoin_stall_s is None else cfg.rejoin_stall_s
+            t += rs
+            down += rs
         retry, patch, wiped = False, None, False
         while True:
             flagged = 1 if pending else 0

@@ -16,8 +16,12 @@ catch-up). A global restart happens only when no group is left.
     of 64/b s, so the global batch stays exact (weight 1). A failure noticed during a step
     loses the failed groups' work of that step (their partial gradients die with them); the
     survivors recompute it in a retry of the same step, ⌈lost/(N−k)⌉ micro-batches each. The
-    first attempt after the assignment changes starts with ``fetch_s`` (pulling micro-batches
-    whose data a survivor does not stage; 0 = shared storage with prefetch).
+    first step after the assignment changes (its first attempt; not the retry that recomputes
+    the lost micro-batches) starts with ``fetch_s`` (pulling micro-batches whose data a survivor
+    does not stage; 0 = shared storage with prefetch). Jitter is drawn per micro-batch with
+    relative spread σ·√b (:func:`spare_lib.cluster.simulate`), so the b micro-batches of one
+    shard have the spread σ of a shard: splitting the work does not by itself shorten the
+    barrier.
 """
 
 from __future__ import annotations

@@ -1,0 +1,489 @@
+"""Event-driven barrier: one step's compute phase sampled from its exact distribution (issue 16).
+
+A step's compute phase lasts as long as its slowest live group (SPEC §4.1). The event core's
+direct path draws every group's every stack, so its cost grows as N × steps. Here only the
+groups whose failure clock can fire during the step are simulated one by one; the barrier of
+the others is drawn directly from the distribution of their maximum.
+
+Model (what the core's direct loop does, SPEC §3–4)
+----------------------------------------------------
+At time t every live group w computes ``nst`` units of ``unit_s`` seconds, unit k taking
+``unit_s · J_k``, J_k iid jitter factors N(1, σ²) clipped at ``jit_lo``; w is polled at the
+start of each unit. With T_w = J_1 + … + J_nst and P_k = J_1 + … + J_k, w notices a failure
+at t + unit_s·P_k for the first k < nst with nf_w ≤ t + unit_s·P_k, and stops (its end time e_w
+is that notice time); otherwise e_w = t + unit_s·T_w. The barrier is t̄ = max(t, max_w e_w); then
+every live group with nf_w ≤ t̄ notices its failure at t̄ (all-reduce poll).
+
+Exact sampler
+-------------
+1. Groups with nf_w ≤ t notice at t and compute nothing. Let n be the other live groups.
+2. Their n totals are iid with CDF F. Draw the maximum M = F⁻¹(U^{1/n}) and its index A,
+   uniform over the n groups and independent of M; given (M, A) the other n − 1 totals are
+   iid F truncated to ≤ M (order statistics of an iid continuous sample).
+3. Only groups with nf_w ≤ t + unit_s·M ("candidates") can notice a failure during their
+   compute or at the all-reduce. Each candidate gets T_w = M if it is A, else a draw of
+   F(·)|≤M, F⁻¹(F(M)·V); its unit times follow from T_w by the Gaussian bridge
+   J_k | (J_k + … + J_nst = R) ~ N(R/m, σ²(1 − 1/m)) over the m units left (the core's
+   bridge), which gives its notice time, if any, and its stack count.
+4. Barrier: t + unit_s·M unless A is a candidate that noticed a failure; then the
+   non-candidates' maximum is drawn given M, F⁻¹(F(M)·V^{1/n_nc}) over the n_nc of them, and
+   t̄ is the largest end time. No further order statistic is needed: non-candidates cannot
+   fail, their totals are iid F|≤M given (M, A).
+5. All-reduce poll: candidates with nf_w ≤ t̄ (every other group has nf_w > t + unit_s·M ≥ t̄).
+
+F by case (each exact, or the direct path):
+
+* ``nst == 1``: the clipped normal itself, F⁻¹(u) = max(lo, 1 + σ·Φ⁻¹(u)) (any σ; a single
+  unit is only polled at its start, so no bridge is needed);
+* ``nst ≥ 2`` and 1 − lo > 9σ: the core's own bridge condition, under which the core draws a
+  total as N(nst, nst·σ²) (the clip has probability < 1e-19 per unit): F is that normal;
+* σ = 0: every unit is exactly ``unit_s``;
+* ``nst ≥ 2``, σ > 0 and a clip closer than 9σ: the direct per-group, per-stack loop.
+
+Quantiles use the upper tail Q = 1 − F, with Q(M) = −expm1(log U / n), so M is accurate for
+n up to 10⁸ and beyond. Φ⁻¹ is Acklam's rational approximation refined by one Halley step
+(|error| < 1e-15 in the tests, against scipy.special.ndtri).
+
+Cost per attempt: one O(N) compare over the live groups (vectorised, no random draws) plus
+O(candidates · nst) draws, against O(N · nst) draws for the direct path.
+
+Interface (numba, for the core's compute loop)
+----------------------------------------------
+``barrier_step(t, nst, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t, cand)``
+    every live group computes ``nst`` units (a first attempt);
+``barrier_step_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t, cand)``
+    live group w computes ``nst_w[w]`` units (a retry's patch compute);
+``barrier_direct(...)``, ``barrier_direct_patch(...)``
+    the same contract by the direct per-group, per-stack loop (the core's loop, for checks).
+
+All return ``(tbar, n_fail, n_stacks)``: the barrier end time t̄, the number of noticed
+failures and the stacks computed (units started). ``fail_w[:n_fail]`` and ``fail_t[:n_fail]``
+are the groups that noticed a failure and their notice times (compute-phase notices, then the
+all-reduce poll at t̄). ``alive`` and ``nf`` are not modified: the caller marks the groups
+dead, renews their clocks from their notice times and calls the method's ``notice`` hook.
+``fail_w``, ``fail_t``, ``cand`` are buffers of length N (:func:`barrier_buffers`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from spare_lib.cluster.methods._common import jitter as _jitter
+
+#: Barrier samplers of :func:`spare_lib.cluster.simulate.simulate` (``barrier=``).
+BARRIER_MODES = ("sampled", "direct")
+
+_SQRT2 = math.sqrt(2.0)
+_SQRT2PI = math.sqrt(2.0 * math.pi)
+# Acklam's rational approximation of the normal quantile (central and tail pieces).
+_A = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+      1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
+_B = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+      6.680131188771972e+01, -1.328068155288572e+01)
+_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+      -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
+_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+      3.754408661907416e+00)
+_P_LOW = 0.02425
+#: Smallest upper-tail probability used (keeps quantiles finite).
+_Q_MIN = 1e-300
+
+
+def barrier_buffers(N: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The three length-N buffers of the samplers: ``(fail_w, fail_t, cand)``."""
+    return np.empty(N, np.int64), np.empty(N, np.float64), np.empty(N, np.int64)
+
+
+@njit(cache=True)
+def _ppf_lower(p):  # pragma: no cover - compiled
+    """Φ⁻¹(p) for 0 < p ≤ 0.5: Acklam's rational approximation, then one Halley step on
+    erfc (accurate in the lower tail, where erfc(−x/√2) has no cancellation)."""
+    if p < _P_LOW:
+        q = math.sqrt(-2.0 * math.log(p))
+        x = (((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / \
+            ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
+    else:
+        q = p - 0.5
+        s = q * q
+        x = (((((_A[0] * s + _A[1]) * s + _A[2]) * s + _A[3]) * s + _A[4]) * s + _A[5]) * q / \
+            (((((_B[0] * s + _B[1]) * s + _B[2]) * s + _B[3]) * s + _B[4]) * s + 1.0)
+    if x > -38.0:
+        e = 0.5 * math.erfc(-x / _SQRT2) - p
+        u = e * _SQRT2PI * math.exp(0.5 * x * x)
+        x = x - u / (1.0 + 0.5 * x * u)
+    return x
+
+
+@njit(cache=True)
+def norm_ppf(p):  # pragma: no cover - compiled
+    """Φ⁻¹(p) for 0 < p < 1 (Acklam's approximation refined by one Halley step)."""
+    if p <= 0.0:
+        return -np.inf
+    if p >= 1.0:
+        return np.inf
+    if p <= 0.5:
+        return _ppf_lower(p)
+    return -_ppf_lower(1.0 - p)
+
+
+@njit(cache=True)
+def norm_isf(q):  # pragma: no cover - compiled
+    """The z with upper-tail probability 1 − Φ(z) = q, accurate for small q."""
+    if q < _Q_MIN:
+        q = _Q_MIN
+    if q <= 0.5:
+        return -_ppf_lower(q)
+    if q >= 1.0:
+        return -np.inf
+    return _ppf_lower(1.0 - q)
+
+
+@njit(cache=True)
+def _unit_open(rng):  # pragma: no cover - compiled
+    """Uniform on (0, 1]."""
+    return 1.0 - rng.random()
+
+
+@njit(cache=True)
+def _bridge(nf_w, t, nst, unit_s, tot, sigma, rng):  # pragma: no cover - compiled
+    """Unit times of one group given its total ``tot`` (the core's Gaussian bridge).
+
+    Returns (end time, units started, failed): the group is polled at each unit's start
+    (nf_w > t at the first poll is the caller's precondition)."""
+    tw = t
+    rest = tot
+    for k in range(nst):
+        if k > 0 and nf_w <= tw:
+            return tw, k, True
+        m = nst - k
+        if m == 1:
+            d = rest
+        else:
+            d = rest / m + sigma * math.sqrt(1.0 - 1.0 / m) * rng.standard_normal()
+            rest -= d
+        tw += unit_s * d
+    return tw, nst, False
+
+
+@njit(cache=True)
+def _fixed_units(nf_w, t, nst, unit_s):  # pragma: no cover - compiled
+    """σ = 0: every unit takes exactly ``unit_s``, summed as the core does."""
+    tw = t
+    for k in range(nst):
+        if nf_w <= tw:
+            return tw, k, True
+        tw += unit_s * 1.0
+    return tw, nst, False
+
+
+@njit(cache=True)
+def _direct_units(nf_w, t, nst, unit_s, sigma, jit_lo, bridge, rng):  # pragma: no cover
+    """One group's compute by the core's direct loop (bridge when exact, else per unit)."""
+    tw = t
+    if nst >= 2 and bridge and nf_w > tw:
+        tot = nst + sigma * math.sqrt(nst) * rng.standard_normal()
+        if nf_w > tw + unit_s * tot:
+            return tw + unit_s * tot, nst, False
+        return _bridge(nf_w, t, nst, unit_s, tot, sigma, rng)
+    for k in range(nst):
+        if nf_w <= tw:
+            return tw, k, True
+        tw += unit_s * _jitter(rng, sigma, jit_lo)
+    return tw, nst, False
+
+
+@njit(cache=True)
+def _member(w, k, uniform, nst_w, alive):  # pragma: no cover - compiled
+    return alive[w] and (uniform or nst_w[w] == k)
+
+
+@njit(cache=True)
+def _set_barrier(t, k, unit_s, uniform, nst_w, alive, nf, n, nf_min, sigma, jit_lo, rng,
+                 fail_w, fail_t, nfail, cand):  # pragma: no cover - compiled
+    """Largest end time of the n groups (live, nf > t, computing k ≥ 1 units) of one set.
+
+    Appends their compute-phase failures to (fail_w, fail_t) from index ``nfail``; the
+    candidates examined are left in ``cand`` (their count is returned) for the all-reduce
+    poll. Returns (end_max, nfail, stacks, n_cand, threshold): groups not in ``cand`` have
+    nf > threshold ≥ end_max.
+    """
+    N = alive.shape[0]
+    bridge = sigma > 0.0 and (1.0 - jit_lo) > 9.0 * sigma
+    if sigma == 0.0:
+        tfin = t
+        for _ in range(k):
+            tfin += unit_s * 1.0
+        nc = 0
+        if nf_min <= tfin:
+            for w in range(N):
+                if _member(w, k, uniform, nst_w, alive) and t < nf[w] <= tfin:
+                    cand[nc] = w
+                    nc += 1
+        emax = tfin if n > nc else t
+        stacks = (n - nc) * k
+        for i in range(nc):
+            w = cand[i]
+            tw, ks, failed = _fixed_units(nf[w], t, k, unit_s)
+            stacks += ks
+            if failed:
+                fail_w[nfail] = w
+                fail_t[nfail] = tw
+                nfail += 1
+            if tw > emax:
+                emax = tw
+        return emax, nfail, stacks, nc, tfin
+    if k >= 2 and not bridge:
+        # clipping is not negligible for a sum: the direct loop, every member a candidate
+        emax = t
+        stacks = 0
+        nc = 0
+        for w in range(N):
+            if _member(w, k, uniform, nst_w, alive) and nf[w] > t:
+                cand[nc] = w
+                nc += 1
+                tw, ks, failed = _direct_units(nf[w], t, k, unit_s, sigma, jit_lo, False, rng)
+                stacks += ks
+                if failed:
+                    fail_w[nfail] = w
+                    fail_t[nfail] = tw
+                    nfail += 1
+                if tw > emax:
+                    emax = tw
+        return emax, nfail, stacks, nc, np.inf
+    # total of k units: N(k, kσ²) (k ≥ 2, the core's bridge) or the clipped normal (k = 1)
+    sd = sigma * math.sqrt(k)
+    q_m = -math.expm1(math.log(_unit_open(rng)) / n)
+    tot_m = k + sd * norm_isf(q_m)
+    if k == 1 and tot_m < jit_lo:
+        tot_m = jit_lo
+    th = t + unit_s * tot_m
+    if nf_min > th:
+        return th, nfail, n * k, 0, th
+    nc = 0
+    for w in range(N):
+        if _member(w, k, uniform, nst_w, alive) and t < nf[w] <= th:
+            cand[nc] = w
+            nc += 1
+    if k == 1:
+        # one unit, polled only at its start (nf > t): candidates can only fail at the poll
+        return th, nfail, n, nc, th
+    a = int(rng.random() * n)  # the argmax: cand[a] if a < nc, else a non-candidate
+    emax = t
+    stacks = (n - nc) * k
+    a_failed = False
+    for i in range(nc):
+        w = cand[i]
+        if i == a:
+            tot = tot_m
+        else:
+            tot = k + sd * norm_isf(q_m + (1.0 - q_m) * _unit_open(rng))
+        tw, ks, failed = _bridge(nf[w], t, k, unit_s, tot, sigma, rng)
+        stacks += ks
+        if failed:
+            fail_w[nfail] = w
+            fail_t[nfail] = tw
+            nfail += 1
+            if i == a:
+                a_failed = True
+        if tw > emax:
+            emax = tw
+    if not a_failed:
+        if th > emax:
+            emax = th
+    elif n > nc:
+        n_nc = n - nc
+        q2 = q_m + (1.0 - q_m) * (-math.expm1(math.log(_unit_open(rng)) / n_nc))
+        e2 = t + unit_s * (k + sd * norm_isf(q2))
+        if e2 > emax:
+            emax = e2
+    return emax, nfail, stacks, nc, th
+
+
+@njit(cache=True)
+def _poll(alive, nf, tbar, fail_w, fail_t, nfail, cand, nc, n0):  # pragma: no cover
+    """All-reduce poll of the candidates cand[:nc] not yet failed (fail_w[n0:nfail])."""
+    n1 = nfail
+    for i in range(nc):
+        w = cand[i]
+        if nf[w] <= tbar:
+            seen = False
+            for j in range(n0, n1):
+                if fail_w[j] == w:
+                    seen = True
+                    break
+            if not seen:
+                fail_w[nfail] = w
+                fail_t[nfail] = tbar
+                nfail += 1
+    return nfail
+
+
+@njit(cache=True)
+def barrier_step(t, nst, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t,
+                 cand):  # pragma: no cover - compiled
+    """One attempt's compute phase, barrier and all-reduce poll, every live group computing
+    ``nst`` units of ``unit_s`` s (exact in distribution; see the module docstring).
+
+    Parameters
+    ----------
+    t : float
+        Start of the compute phase.
+    nst : int
+        Units per live group (SPARe: the depth S; Rep: 1).
+    unit_s : float
+        Nominal seconds per unit (SPARe: 64 s; Rep: r·64 s).
+    alive : bool (N,), nf : float (N,)
+        Live groups and their next failure times (not modified).
+    sigma, jit_lo : float
+        Jitter σ and its lower clip.
+    rng : numpy.random.Generator
+    fail_w, fail_t, cand : buffers of length N (:func:`barrier_buffers`).
+
+    Returns
+    -------
+    (tbar, n_fail, n_stacks)
+    """
+    N = alive.shape[0]
+    nfail = 0
+    n = 0
+    nf_min = np.inf
+    for w in range(N):  # O(N) compare, no draws
+        if alive[w]:
+            x = nf[w]
+            if x > t:
+                n += 1
+                if x < nf_min:
+                    nf_min = x
+            elif nst > 0:  # polled at its first unit: fails at t
+                fail_w[nfail] = w
+                fail_t[nfail] = t
+                nfail += 1
+    n0 = nfail
+    tbar = t
+    stacks = 0
+    nc = 0
+    if nst > 0 and n > 0:
+        emax, nfail, stacks, nc, _th = _set_barrier(t, nst, unit_s, True, cand, alive, nf, n,
+                                                    nf_min, sigma, jit_lo, rng, fail_w, fail_t,
+                                                    nfail, cand)
+        if emax > tbar:
+            tbar = emax
+    if nst == 0:  # nobody computes: the live groups with nf ≤ t fail at the poll (t̄ = t)
+        for w in range(N):
+            if alive[w] and nf[w] <= t:
+                fail_w[nfail] = w
+                fail_t[nfail] = t
+                nfail += 1
+        return tbar, nfail, 0
+    nfail = _poll(alive, nf, tbar, fail_w, fail_t, nfail, cand, nc, n0)
+    return tbar, nfail, stacks
+
+
+@njit(cache=True)
+def barrier_step_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t,
+                       cand):  # pragma: no cover - compiled
+    """:func:`barrier_step` where live group w computes ``nst_w[w]`` ≥ 0 units (a retry).
+
+    The live groups are split by their unit count; each set's largest end time is sampled
+    exactly and independently (the sets are independent), and the barrier is the largest.
+    The all-reduce poll covers every live group, including those that computed nothing.
+    """
+    N = alive.shape[0]
+    kmax = 0
+    for w in range(N):
+        if alive[w] and nst_w[w] > kmax:
+            kmax = nst_w[w]
+    cnt = np.zeros(kmax + 1, np.int64)
+    mins = np.full(kmax + 1, np.inf)
+    nfail = 0
+    for w in range(N):
+        if alive[w]:
+            k = nst_w[w]
+            x = nf[w]
+            if x > t:
+                cnt[k] += 1
+                if x < mins[k]:
+                    mins[k] = x
+            elif k > 0:
+                fail_w[nfail] = w
+                fail_t[nfail] = t
+                nfail += 1
+    n0 = nfail
+    tbar = t
+    stacks = 0
+    for k in range(1, kmax + 1):
+        if cnt[k] == 0:
+            continue
+        emax, nfail, st, _nc, _th = _set_barrier(t, k, unit_s, False, nst_w, alive, nf, cnt[k],
+                                                 mins[k], sigma, jit_lo, rng, fail_w, fail_t,
+                                                 nfail, cand)
+        stacks += st
+        if emax > tbar:
+            tbar = emax
+    # all-reduce poll of every live group not yet failed (O(N) compare)
+    n1 = nfail
+    for w in range(N):
+        if alive[w] and nf[w] <= tbar:
+            seen = False
+            for j in range(n1):
+                if fail_w[j] == w:
+                    seen = True
+                    break
+            if not seen:
+                fail_w[nfail] = w
+                fail_t[nfail] = tbar
+                nfail += 1
+    _ = n0
+    return tbar, nfail, stacks
+
+
+@njit(cache=True)
+def barrier_direct_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t,
+                         cand):  # pragma: no cover - compiled
+    """The core's direct loop (every group, every stack), same contract as the samplers."""
+    N = alive.shape[0]
+    bridge = sigma > 0.0 and (1.0 - jit_lo) > 9.0 * sigma
+    tbar = t
+    nfail = 0
+    stacks = 0
+    for w in range(N):
+        if not alive[w]:
+            continue
+        tw, ks, failed = _direct_units(nf[w], t, nst_w[w], unit_s, sigma, jit_lo, bridge, rng)
+        stacks += ks
+        if failed:
+            fail_w[nfail] = w
+            fail_t[nfail] = tw
+            nfail += 1
+        if tw > tbar:
+            tbar = tw
+    n1 = nfail
+    for w in range(N):
+        if alive[w] and nf[w] <= tbar:
+            seen = False
+            for j in range(n1):
+                if fail_w[j] == w:
+                    seen = True
+                    break
+            if not seen:
+                fail_w[nfail] = w
+                fail_t[nfail] = tbar
+                nfail += 1
+    _ = cand
+    return tbar, nfail, stacks
+
+
+@njit(cache=True)
+def barrier_direct(t, nst, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t,
+                   cand):  # pragma: no cover - compiled
+    """:func:`barrier_direct_patch` with every live group computing ``nst`` units."""
+    nst_w = np.full(alive.shape[0], nst, np.int64)
+    return barrier_direct_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t,
+                                cand)
+
+
+__all__ = ["BARRIER_MODES", "barrier_buffers", "barrier_direct", "barrier_direct_patch",
+           "barrier_step", "barrier_step_patch", "norm_isf", "norm_ppf"]
