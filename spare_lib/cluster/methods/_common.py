@@ -4,7 +4,7 @@ A method's state is one tuple of arrays, :data:`MethodState`, built in Python by
 ``make_state`` and handed unchanged to every hook, so the event core never needs to know what
 a method keeps:
 
-``(stacks, base_stacks, group_i, group_f, set_i, set_i0, ints, floats)``
+``(stacks, base_stacks, group_i, group_f, set_i, set_i0, ints, floats, ws)``
 
 * ``stacks``, ``base_stacks``: int64 (N, r), the current and base stack of every group
   (SPARe; other methods keep (N, 1) placeholders);
@@ -13,7 +13,10 @@ a method keeps:
 * ``set_i``, ``set_i0`` int64 (n,): a current and an initial count per set (Rep's live members
   per replica set and the set sizes);
 * ``ints`` int64 (8,), ``floats`` float64 (8,): scalars. ``ints[DEPTH]`` is the stack depth S
-  every method reports (1 for methods without stacking).
+  every method reports (1 for methods without stacking);
+* ``ws``: SPARe's incremental RECTLR workspace (:func:`spare_lib.rectlr.kernels.rectlr_inc_workspace`;
+  tiny placeholders for the other methods, so every method has one state type and the core
+  compiles once).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ COMPUTE_MULT = 0  # Rep: r stacks computed as one draw of r·64 s; rebalance: 1/
 
 def make_state(stacks: np.ndarray, group_i: np.ndarray, set_i0: np.ndarray,
                ints: dict[int, int] | None = None, floats: dict[int, float] | None = None,
-               group_f: np.ndarray | None = None) -> tuple:
+               group_f: np.ndarray | None = None, ws: tuple | None = None) -> tuple:
     """Assemble a :data:`MethodState` (copies the base stacks and set sizes)."""
     N = stacks.shape[0]
     iv = np.zeros(8, dtype=np.int64)
@@ -51,8 +54,11 @@ def make_state(stacks: np.ndarray, group_i: np.ndarray, set_i0: np.ndarray,
         fv[k] = v
     base = np.ascontiguousarray(stacks, dtype=np.int64)
     gf = np.zeros(N, dtype=np.float64) if group_f is None else np.asarray(group_f, np.float64)
+    if ws is None:
+        z2, z1 = np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
+        ws = (z2, z2.copy(), z1, z1.copy(), z1.copy(), np.zeros(1, dtype=np.bool_), np.zeros(3, np.int64))
     return (base.copy(), base, np.ascontiguousarray(group_i, dtype=np.int64), gf,
-            np.array(set_i0, dtype=np.int64), np.array(set_i0, dtype=np.int64), iv, fv)
+            np.array(set_i0, dtype=np.int64), np.array(set_i0, dtype=np.int64), iv, fv, ws)
 
 
 @njit(cache=True)

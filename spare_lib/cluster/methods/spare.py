@@ -2,8 +2,9 @@
 
 * work: a live group computes its first S stack entries (a retry: its patch count), each
   64 s × its own jitter; the core polls it at the start of each (see :mod:`..core`).
-* resolve: RECTLR (:func:`spare_lib.rectlr.rectlr_kernel`) on the survivors: phase 0 commits
-  (COMMIT_FIXED), a reorder sets S = S* and retries with patch compute (RETRY), no feasible
+* resolve: RECTLR (:func:`spare_lib.rectlr.kernels.rectlr_kernel_inc`, the kernel with its
+  Phase 0 kept across a failure sequence; bit-identical to ``rectlr_kernel``) on the survivors:
+  phase 0 commits (COMMIT_FIXED), a reorder sets S = S* and retries with patch compute (RETRY), no feasible
   depth is a wipe-out (WIPEOUT).
 * reset: base stacks, S = 1.
 * rejoin (spare+repair): repaired groups are back; RECTLR runs again from the base stacks on
@@ -24,14 +25,21 @@ from spare_lib.cluster.methods._common import (
     WIPEOUT,
     make_state,
 )
-from spare_lib.rectlr.kernels import rectlr_kernel
+from spare_lib.rectlr.kernels import (
+    _INC_STALE,
+    _INC_VALID,
+    rectlr_inc_workspace,
+    rectlr_kernel,
+    rectlr_kernel_inc,
+)
 
 
 def make_spare_state(base_stacks: np.ndarray, exact_patch: bool) -> tuple:
     """State of a SPARe run: stacks, the patch count per group (``group_i``), S and the patch mode."""
     N = base_stacks.shape[0]
     return make_state(base_stacks, np.zeros(N, dtype=np.int64), np.zeros(1, dtype=np.int64),
-                      ints={EXACT_PATCH: int(bool(exact_patch))})
+                      ints={EXACT_PATCH: int(bool(exact_patch))},
+                      ws=rectlr_inc_workspace(np.ascontiguousarray(base_stacks, dtype=np.int64)))
 
 
 @njit(cache=True, inline="always")
@@ -45,8 +53,10 @@ def spare_work(retry, patch_w, depth, mult, compute_s):  # pragma: no cover
 def spare_resolve(alive, n_alive, ms):  # pragma: no cover
     """RECTLR on the survivors after a failed attempt: COMMIT_FIXED, RETRY or WIPEOUT."""
     stacks, patch, ints = ms[0], ms[2], ms[6]
-    outcome, s_star, _moved = rectlr_kernel(stacks, alive, ints[DEPTH], patch,
-                                            ints[EXACT_PATCH] != 0)
+    hold_g, tpos, hcnt, match, matchpos, seen_alive, st = ms[8]
+    outcome, s_star, _moved = rectlr_kernel_inc(stacks, alive, ints[DEPTH], patch, hold_g, tpos,
+                                                hcnt, match, matchpos, seen_alive, st,
+                                                ints[EXACT_PATCH] != 0)
     if outcome == 2:
         return WIPEOUT
     if outcome == 0:
@@ -76,3 +86,6 @@ def spare_rejoin(alive, n_alive, ms):  # pragma: no cover
     outcome, s_star, _moved = rectlr_kernel(stacks, alive, 1, patch, False)
     if outcome == 1:
         ints[DEPTH] = s_star
+    st = ms[8][6]
+    st[_INC_VALID] = 0  # the stacks changed outside the incremental kernel: rebuild its index
+    st[_INC_STALE] = 1
