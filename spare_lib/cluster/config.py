@@ -215,7 +215,10 @@ def h100_600k(N: int, **overrides: object) -> ClusterConfig:
     """
     N = check_int("N", N, lo=1)
     base = ClusterConfig(allreduce_s=allreduce_600k_s(N))
-    return base.with_(**overrides) if overrides else base
+    cfg = base.with_(**overrides) if overrides else base
+    if cfg.domain_size > N:
+        raise ValueError(f"domain_size must be in [1, N] = [1, {N}], got {cfg.domain_size}")
+    return cfg
 
 
 # Checkpoint interval C (steps) as the paper ran them, SPEC §6: {N: [(r_lo, r_hi, rep, spare)]}.

@@ -49,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from spare_lib.cluster.barrier import barrier_step, barrier_step_patch
 from spare_lib.cluster.methods import dispatch as hooks
 from spare_lib.cluster.methods._common import COMMIT_FIXED, COMPUTE_MULT, DEPTH, RETRY, WIPEOUT
 from spare_lib.cluster.methods._common import jitter as _jitter
@@ -70,6 +71,10 @@ _N_PI = 7
 _N_PF = 16
 #: How many per-restart failure counts the core records at most (the first ones).
 MAX_RESTART_RECORDS = 100_000
+
+#: Barrier modes of the core: every live group's every unit drawn (DIRECT), or the slowest
+#: group's time drawn directly (SAMPLED, :mod:`spare_lib.cluster.barrier`).
+DIRECT, SAMPLED = 1, 0
 
 #: Failure-clock codes (``dist``) of the core.
 DIST_WEIBULL, DIST_EXPONENTIAL, DIST_TRACE, DIST_WEIBULL_STREAM, DIST_EXPONENTIAL_STREAM = range(5)
@@ -174,7 +179,7 @@ def _kill(w, at, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s, died_ep
 
 @njit(cache=True)
 def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
-          fout, iout, per_restart):  # pragma: no cover
+          fout, iout, per_restart, barrier_mode):  # pragma: no cover
     N = ms[0].shape[0]
     ints = ms[6]
     gi = ms[2]
@@ -204,6 +209,11 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     bridge = sigma > 0.0 and (1.0 - jit_lo) > 9.0 * sigma
     alive = np.ones(N, dtype=np.bool_)
     nf = np.empty(N, dtype=np.float64)
+    sampled = barrier_mode == SAMPLED
+    fail_w = np.empty(N if sampled else 0, dtype=np.int64)
+    fail_t = np.empty(N if sampled else 0, dtype=np.float64)
+    cand = np.empty(N if sampled else 0, dtype=np.int64)
+    nst_buf = np.zeros(N if sampled else 0, dtype=np.int64)
     tr_cur = tr_ptr[:-1].copy()
     fcnt = np.zeros(N, dtype=np.int64)
     own = np.empty(N if has_dom else 0, dtype=np.float64)
@@ -291,76 +301,106 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
             depth = ints[DEPTH]
             mult = flts[COMPUTE_MULT]
             delay = hooks.delay(code, retry, fetch_s, ms)
-            for w in range(N):
-                if not alive[w]:
-                    continue
-                # the method says how much to compute: nst units of unit_s each (SPARe: its
-                # first S stack entries, or its patch on a retry; Rep: one r·64 s compute)
-                nst, unit_s = hooks.work(code, retry, gi[w], depth, mult, compute_s)
-                nf_w = nf[w]
-                tw = t + delay
-                failed = False
-                if nst >= 2 and bridge and nf_w > tw:
-                    # The nst unit times are iid N(1, σ²)·unit_s (clipping at 0.1 is more than
-                    # 9σ away): draw their sum first; only a group whose clock falls inside it
-                    # needs the individual times, drawn from the exact Gaussian bridge
-                    # X_k | rest ~ N(rest/m, σ²(1 - 1/m)) over the m left.
-                    tot = nst + sigma * np.sqrt(nst) * rng.standard_normal()
-                    if nf_w > tw + unit_s * tot:
-                        tw += unit_s * tot
-                        n_stacks += nst
-                        if retry:
-                            patch_stacks += nst
+            if barrier_mode == SAMPLED:
+                # event-driven barrier (spare_lib.cluster.barrier): the slowest group's time is
+                # drawn directly; only groups whose clocks fire inside the step are drawn one by
+                # one. Exact in distribution; the noticed failures come back in notice order.
+                if retry:
+                    unit_b = compute_s
+                    for w in range(N):
+                        if alive[w]:
+                            nst_buf[w], unit_b = hooks.work(code, True, gi[w], depth, mult,
+                                                            compute_s)
+                    tbar, nfl, nst_done = barrier_step_patch(t + delay, nst_buf, unit_b, alive, nf,
+                                                             sigma, jit_lo, rng, fail_w, fail_t,
+                                                             cand)
+                else:
+                    nst0, unit0 = hooks.work(code, False, gi[0], depth, mult, compute_s)
+                    tbar, nfl, nst_done = barrier_step(t + delay, nst0, unit0, alive, nf, sigma,
+                                                       jit_lo, rng, fail_w, fail_t, cand)
+                n_stacks += nst_done
+                if retry:
+                    patch_stacks += nst_done
+                for i_f in range(nfl):
+                    w = fail_w[i_f]
+                    mem_lost = _kill(w, fail_t[i_f], retry, code, ms, alive, nf, clk, rng, revive,
+                                     rejoin_s, died_epoch, epoch, mem_lost)
+                    n_alive -= 1
+                    if rejoin_on and revive[w] < next_revive:
+                        next_revive = revive[w]
+                    n_flag += 1
+                    n_new += 1
+            else:
+                for w in range(N):
+                    if not alive[w]:
+                        continue
+                    # the method says how much to compute: nst units of unit_s each (SPARe: its
+                    # first S stack entries, or its patch on a retry; Rep: one r·64 s compute)
+                    nst, unit_s = hooks.work(code, retry, gi[w], depth, mult, compute_s)
+                    nf_w = nf[w]
+                    tw = t + delay
+                    failed = False
+                    if nst >= 2 and bridge and nf_w > tw:
+                        # The nst unit times are iid N(1, σ²)·unit_s (clipping at 0.1 is more than
+                        # 9σ away): draw their sum first; only a group whose clock falls inside it
+                        # needs the individual times, drawn from the exact Gaussian bridge
+                        # X_k | rest ~ N(rest/m, σ²(1 - 1/m)) over the m left.
+                        tot = nst + sigma * np.sqrt(nst) * rng.standard_normal()
+                        if nf_w > tw + unit_s * tot:
+                            tw += unit_s * tot
+                            n_stacks += nst
+                            if retry:
+                                patch_stacks += nst
+                        else:
+                            rest = tot
+                            for k in range(nst):
+                                if k > 0 and nf_w <= tw:
+                                    failed = True
+                                    break
+                                m = nst - k
+                                if m == 1:
+                                    d = rest
+                                else:
+                                    d = rest / m + sigma * np.sqrt(1.0 - 1.0 / m) * \
+                                        rng.standard_normal()
+                                    rest -= d
+                                tw += unit_s * d
+                                n_stacks += 1
+                                if retry:
+                                    patch_stacks += 1.0
                     else:
-                        rest = tot
-                        for k in range(nst):
-                            if k > 0 and nf_w <= tw:
+                        for _p in range(nst):
+                            if nf_w <= tw:
                                 failed = True
                                 break
-                            m = nst - k
-                            if m == 1:
-                                d = rest
-                            else:
-                                d = rest / m + sigma * np.sqrt(1.0 - 1.0 / m) * \
-                                    rng.standard_normal()
-                                rest -= d
-                            tw += unit_s * d
+                            tw += unit_s * _jitter(rng, sigma, jit_lo)
                             n_stacks += 1
                             if retry:
                                 patch_stacks += 1.0
-                else:
-                    for _p in range(nst):
-                        if nf_w <= tw:
-                            failed = True
-                            break
-                        tw += unit_s * _jitter(rng, sigma, jit_lo)
-                        n_stacks += 1
-                        if retry:
-                            patch_stacks += 1.0
-                if failed:
-                    mem_lost = _kill(w, tw, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s,
-                                     died_epoch, epoch, mem_lost)
-                    n_alive -= 1
-                    if rejoin_on and revive[w] < next_revive:
-                        next_revive = revive[w]
-                    n_flag += 1
-                    n_new += 1
-                elif nf[w] < min_nf:
-                    min_nf = nf[w]
-                if tw > tbar:
-                    tbar = tw
-            # barrier (slowest group), then every live group is polled at the all-reduce
-            for w in range(N):
-                if min_nf > tbar:
-                    break  # no live clock has run out: nobody to notice
-                if alive[w] and nf[w] <= tbar:
-                    mem_lost = _kill(w, tbar, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s,
-                                     died_epoch, epoch, mem_lost)
-                    n_alive -= 1
-                    if rejoin_on and revive[w] < next_revive:
-                        next_revive = revive[w]
-                    n_flag += 1
-                    n_new += 1
+                    if failed:
+                        mem_lost = _kill(w, tw, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s,
+                                         died_epoch, epoch, mem_lost)
+                        n_alive -= 1
+                        if rejoin_on and revive[w] < next_revive:
+                            next_revive = revive[w]
+                        n_flag += 1
+                        n_new += 1
+                    elif nf[w] < min_nf:
+                        min_nf = nf[w]
+                    if tw > tbar:
+                        tbar = tw
+                # barrier (slowest group), then every live group is polled at the all-reduce
+                for w in range(N):
+                    if min_nf > tbar:
+                        break  # no live clock has run out: nobody to notice
+                    if alive[w] and nf[w] <= tbar:
+                        mem_lost = _kill(w, tbar, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s,
+                                         died_epoch, epoch, mem_lost)
+                        n_alive -= 1
+                        if rejoin_on and revive[w] < next_revive:
+                            next_revive = revive[w]
+                        n_flag += 1
+                        n_new += 1
             fails += n_new  # the checkpoint leader was counted when it was noticed
             fails_since += n_new
             t = tbar + (ta * fail_factor if n_flag > 0 else ta)

@@ -54,6 +54,7 @@ from spare_lib.cluster.core import (
     _N_I,
     _N_PF,
     _N_PI,
+    DIRECT,
     DIST_EXPONENTIAL,
     DIST_EXPONENTIAL_STREAM,
     DIST_TRACE,
@@ -83,6 +84,7 @@ from spare_lib.cluster.core import (
     Q_STALL,
     Q_TA,
     Q_TS,
+    SAMPLED,
     _core,
 )
 from spare_lib.cluster.methods import (
@@ -94,6 +96,7 @@ from spare_lib.cluster.methods import (
     make_rep_state,
     make_spare_state,
 )
+from spare_lib.stacking.domains import domain_aware_layout
 from spare_lib.stacking.layout import Layout, make_layout
 
 #: Every method the core runs (:data:`spare_lib.cluster.methods.METHODS`).
@@ -104,6 +107,10 @@ METHOD_LABEL = {(name, ck): (m.label if ck else m.label_no_ckpt)
 
 
 
+
+#: ``simulate(barrier=...)``; 'auto' samples the barrier from this N on.
+BARRIERS = ("auto", "direct", "sampled")
+AUTO_SAMPLED_N = 2000
 
 _DIST_CODE = {"weibull": DIST_WEIBULL, "exponential": DIST_EXPONENTIAL}
 _DIST_STREAM = {"weibull": DIST_WEIBULL_STREAM, "exponential": DIST_EXPONENTIAL_STREAM}
@@ -307,7 +314,8 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
              seed: SeedLike = None, failure_trace: object = None,
              layout: str | Layout | Sequence[int] = "ruler", *, exact_patch: bool = False,
              max_wall_s: float | None = None, failure_seed: int | None = None,
-             mem_ckpt_steps: int | None = None, rep_placement: str = "consecutive") -> SimResult:
+             mem_ckpt_steps: int | None = None, rep_placement: str = "consecutive",
+             barrier: str = "auto") -> SimResult:
     """Simulate one training run of SPARe, Rep or CKPT-only on a failing cluster (SPEC §3–5).
 
     Parameters
@@ -332,8 +340,9 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         Rows (time_s, group) replace the random clocks: group w's next failure after a renewal
         at time t is its first trace time > t (failures while a group is down are absorbed).
         Lets a user replay a real failure log.
-    layout : 'ruler', 'consecutive', a Layout or offsets
-        SPARe's stacking layout (SPEC §2); ignored by 'rep' and 'ckpt'.
+    layout : 'ruler', 'consecutive', 'domain-aware', a Layout or offsets
+        SPARe's stacking layout (SPEC §2; 'domain-aware': r holders of every type in r distinct
+        domains of ``config.domain_size`` groups); ignored by the other methods.
     exact_patch : bool
         False (the paper's simulator): at most one patch stack per survivor per retry. True:
         each survivor recomputes every type of its new first S* positions it did not compute in
@@ -347,6 +356,13 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         of (failure_seed, w, j), independent of the method, r and the jitter, so every candidate
         run with the same failure_seed sees the same gap sequence per group (differences
         between candidates are then sharp). Excludes ``failure_trace``.
+    barrier : {'auto', 'direct', 'sampled'}
+        How the compute phase is drawn. 'direct': every live group's every stack (the paper's
+        simulator). 'sampled': the slowest group's time is drawn from its exact distribution and
+        only groups whose clocks fire inside the step are drawn one by one
+        (:mod:`spare_lib.cluster.barrier`; exact in distribution, other numbers for the same
+        seed; cost grows with failures rather than N × steps). 'auto': 'sampled' for N ≥ 2,000,
+        'direct' below, so every result at the paper's sizes stays as published.
     rep_placement : {'consecutive', 'strided'}
         Rep's replica sets: r consecutive groups (SPEC §5) or groups ⌈N/r⌉ apart (across
         failure domains).
@@ -395,6 +411,8 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     max_wall_s = check_positive("max_wall_s", max_wall_s)
 
     if spec.layout:
+        if isinstance(layout, str) and layout == "domain-aware":
+            layout = domain_aware_layout(N, r, config.domain_size)
         lay = _resolve_layout(layout, N, r)
         state = make_spare_state(np.array(lay.stacks, dtype=np.int64, order="C"), exact_patch)
     elif method == "elastic-drop":
@@ -468,8 +486,11 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     fout = np.zeros(_N_F, dtype=np.float64)
     iout = np.zeros(_N_I, dtype=np.int64)
     per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
+    if barrier not in BARRIERS:
+        raise ValueError(f"barrier must be one of {BARRIERS}, got {barrier!r}")
+    sampled = barrier == "sampled" or (barrier == "auto" and N >= AUTO_SAMPLED_N)
     n_rec = _core(spec.code, state, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times,
-                  np.uint64(fseed), rng, fout, iout, per_restart)
+                  np.uint64(fseed), rng, fout, iout, per_restart, SAMPLED if sampled else DIRECT)
 
     total = float(fout[_F_TOTAL])
     down = float(fout[_F_RESTART] + fout[_F_STALL])
