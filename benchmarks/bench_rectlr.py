@@ -35,6 +35,7 @@ from spare_lib.rectlr import (  # noqa: E402
     rectlr_workspace,
     speed_summary,
 )
+from spare_lib.rectlr.kernels import rectlr_inc_workspace, rectlr_kernel_inc  # noqa: E402
 from spare_lib.stacking import make_layout  # noqa: E402
 
 
@@ -67,6 +68,41 @@ def kernel_sequences(N: int, r: int, n_seq: int, seed: int) -> dict[str, np.ndar
                     break
                 S = s
     return {k: np.asarray(v) for k, v in out.items()}
+
+
+def kernel_inc_events(N: int, r: int, n_events: int, seed: int) -> dict[str, np.ndarray]:
+    """Per-event time of the stateless kernel and of ``rectlr_kernel_inc`` (issue 16) along the
+    first ``n_events`` random failures (a restart after a wipe-out); checks identical results."""
+    lay = make_layout(N, r, "ruler")
+    base = np.array(lay.stacks, dtype=np.int64)
+    st, st2 = base.copy(), base.copy()
+    alive = np.ones(N, bool)
+    p1, p2 = np.zeros(N, np.int64), np.zeros(N, np.int64)
+    rectlr_kernel_inc(base.copy(), alive, 1, p2, *rectlr_inc_workspace(base))  # JIT load
+    rectlr_kernel(base.copy(), alive, 1, p1)
+    ws = rectlr_inc_workspace(st2)
+    rng = np.random.default_rng(seed)
+    S = S2 = 1
+    t_k, t_i, code = [], [], []
+    for _ in range(n_events):
+        g = int(rng.integers(N))
+        while not alive[g]:
+            g = int(rng.integers(N))
+        alive[g] = False
+        t0 = time.perf_counter()
+        a = rectlr_kernel(st, alive, S, p1)
+        t_k.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        b = rectlr_kernel_inc(st2, alive, S2, p2, *ws)
+        t_i.append(time.perf_counter() - t0)
+        if a != b or not np.array_equal(st, st2) or not np.array_equal(p1, p2):
+            raise AssertionError("rectlr_kernel_inc differs from rectlr_kernel")
+        code.append(a[0])
+        S, S2 = a[1], b[1]
+        if a[0] == 2:
+            st[:], st2[:], alive[:] = base, base, True
+            S = S2 = 1
+    return {"stateless": np.asarray(t_k), "inc": np.asarray(t_i), "outcome": np.asarray(code)}
 
 
 def main() -> int:
@@ -110,6 +146,18 @@ def main() -> int:
             print(f"  N={N} r={r:>2} {name:>9}: calls={t.size:>6} median {1e6 * np.median(t):7.1f} us"
                   f"  mean {1e6 * t.mean():7.1f} us  p99 {1e6 * np.percentile(t, 99):7.1f} us"
                   f"  per sequence to wipe-out {per_seq * 1e3:6.1f} ms", flush=True)
+    print("\nissue 16: the simulator's kernel per failure event, stateless vs kept Phase 0 "
+          "(rectlr_kernel_inc, bit-identical), first failures of a sequence (target: median "
+          "<= 0.5 ms at N=1e5, r=17):")
+    for N, r, n_ev in [(1000, 9, 3000), (100_000, 17, 300 if args.quick else 3000)]:
+        ke = kernel_inc_events(N, r, n_ev, args.seed)
+        for name in ("stateless", "inc"):
+            t = ke[name]
+            fixed = ke["outcome"] == 0
+            print(f"  N={N:>6} r={r:>2} {name:>9}: events={t.size} median {1e3 * np.median(t):8.4f} ms"
+                  f"  mean {1e3 * t.mean():8.4f} ms  Phase-0 events median "
+                  f"{1e3 * np.median(t[fixed]):8.4f} ms  reorders ({(~fixed).sum()}) median "
+                  f"{1e3 * np.median(t[~fixed]) if (~fixed).any() else np.nan:8.3f} ms", flush=True)
     print("\nratio med = median(reference) / median(Controller over all events); ratio mean = "
           "mean ratio on the sampled events; paired med = median over sampled events of "
           "reference/Controller on the same event.")

@@ -311,6 +311,93 @@ def rectlr_kernel_ws(stacks, alive, depth, patch_out, hold_g, tpos, hcnt, exact_
                      exact_patch)
 
 
+# Slots of the int state of :func:`rectlr_inc_workspace`: the depth of the kept cover, whether
+# the cover is valid, whether the holder index may be stale (stacks reset at a revival).
+_INC_DEPTH, _INC_VALID, _INC_STALE = 0, 1, 2
+
+
+@njit(cache=True)
+def rectlr_inc_workspace(stacks):
+    """Workspace of :func:`rectlr_kernel_inc`: the holder index, the Phase 0 cover and the
+    survivors it was computed for. Build it once per run (any stacks); O(N·r)."""
+    N = stacks.shape[0]
+    hold_g, tpos, hcnt = rectlr_workspace(stacks)
+    match = np.empty(N, np.int64)
+    matchpos = np.empty(N, np.int64)
+    seen_alive = np.zeros(N, np.bool_)
+    st = np.zeros(3, np.int64)
+    return hold_g, tpos, hcnt, match, matchpos, seen_alive, st
+
+
+@njit(cache=True)
+def _inc_phase0(stacks, alive, S, hold_g, tpos, hcnt, match, matchpos, seen_alive, st):
+    """Phase 0 cover of :func:`_phase0_cover`, kept across calls; returns the free types.
+
+    The cover of :func:`_phase0_cover` gives type t its first live holder in group order that
+    has t at a position < S: exactly the first j of ``hold_g[t]`` (sorted by group) with
+    ``alive`` and ``tpos < S``, i.e. :func:`cover_in_place`. While S, the stacks and the holder
+    index are those of the last call and groups only die, only the types the newly dead groups
+    covered change: O(N) to find them (one compare of the survivor masks), O(k·S·r) to
+    re-cover them. Anything else (first call, another S, a reorder, a revival at a restart)
+    rebuilds the cover, O(N·S).
+    """
+    N = stacks.shape[0]
+    rebuild = st[_INC_VALID] == 0 or st[_INC_DEPTH] != S
+    free = 0  # a valid kept cover was complete: the previous call was settled by Phase 0
+    for w in range(N):  # one pass: revivals force a rebuild, deaths uncover their types
+        a = alive[w]
+        if a == seen_alive[w]:
+            continue
+        seen_alive[w] = a
+        if a:
+            rebuild = True  # a revival (restart or rejoin): the stacks may have been reset
+            st[_INC_STALE] = 1
+        elif not rebuild:
+            for p in range(S):
+                t = stacks[w, p]
+                if match[t] == w:
+                    match[t] = -1
+                    if not cover_in_place(t, alive, S, hold_g, tpos, hcnt, match, matchpos):
+                        free += 1
+    if rebuild:
+        free = _phase0_cover(stacks, alive, S, match, matchpos)
+        st[_INC_VALID] = 1
+        st[_INC_DEPTH] = S
+    return free
+
+
+@njit(cache=True)
+def rectlr_kernel_inc(stacks, alive, depth, patch_out, hold_g, tpos, hcnt, match, matchpos,
+                      seen_alive, st, exact_patch=False):
+    """:func:`rectlr_kernel` with its Phase 0 kept across a failure sequence (issue 16).
+
+    Same contract and bit-identical results (same cover, same holder index, so Phases 1–2 see
+    the same inputs); the workspace comes from :func:`rectlr_inc_workspace` and stays valid
+    across restarts (a revival is detected and the cover rebuilt). A call that Phase 0 settles
+    costs one O(N) compare of survivor masks plus O(k·S·r), against O(N·S) for the stateless
+    kernel; reorders skip the O(N·r) index build as :func:`rectlr_kernel_ws` does. The stacks
+    must change only through this kernel or by a reset to the base layout that comes with a
+    revival of every group (the simulator's global restart); after any other change build a
+    new workspace.
+    """
+    N = stacks.shape[0]
+    free = _inc_phase0(stacks, alive, depth, hold_g, tpos, hcnt, match, matchpos, seen_alive, st)
+    if free == 0:
+        for w in range(N):
+            patch_out[w] = 0
+        return FIXED, depth, 0
+    if st[_INC_STALE] != 0:
+        build_holders(stacks, hold_g, tpos, hcnt)
+        st[_INC_STALE] = 0
+    st[_INC_VALID] = 0  # Phases 1-2 change the cover (and maybe the stacks): rebuild next time
+    if _any_wiped(alive, hold_g, hcnt, match):
+        for w in range(N):
+            patch_out[w] = 0
+        return WIPEOUT, 0, 0
+    return _phases12(stacks, alive, depth, hold_g, tpos, hcnt, match, matchpos, patch_out,
+                     exact_patch)
+
+
 @njit(cache=True)
 def _controller_phase0(groups, stacks, alive, S, hold_g, tpos, hcnt, match, matchpos,
                        n_live_holders):
