@@ -387,3 +387,102 @@ def test_make_lab_allows_root():
     make = (Path(__file__).resolve().parents[1] / "Makefile").read_text()
     lab = make[make.index("\nlab:"):].split("\n\n")[0]
     assert "--allow-root" in lab and "id -u" in lab
+
+
+# ------------------------------------------------------------------ issue 15: failure domains
+
+DOMAINS = ("--gpus", "2000", "--gpus-per-group", "20", "--domain-size", "5", "--domain-fault-share",
+           "0.2")  # N = 100 groups in 20 domains of 5
+
+
+def test_plan_domains_closed_form_uses_mu_correlated():
+    p = run("plan", *DOMAINS, "--layout", "domain-aware", "--rep-placement", "strided")
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "failure domains of D = 5 groups, q = 0.2 of failure events are domain events" in out
+    assert "SPARe layout domain-aware, Rep placement strided" in out
+    assert "theory.mu_correlated(N, r, D, q, layout='domain-aware')" in out
+    assert "Rep+CKPT's closed form ignores the domains" in out
+    q = run("plan", *DOMAINS, "--json")
+    assert q.returncode == 0, q.stderr
+    d = _strict_json(q.stdout)
+    assert d["cluster"]["domain_size"] == 5 and d["cluster"]["domain_fault_share"] == 0.2
+    assert d["layout"] == "ruler" and any("mu_correlated" in n for n in d["notes"])
+    # correlated failures shorten SPARe's time between restarts against independent ones
+    base = _strict_json(run("plan", "--gpus", "2000", "--gpus-per-group", "20", "--json").stdout)
+    assert base["notes"] == [] and base["cluster"]["domain_size"] == 1
+    mu = {pt["r"]: pt["mu"] for pt in d["curve"] if pt["method"] == "spare"}
+    mu0 = {pt["r"]: pt["mu"] for pt in base["curve"] if pt["method"] == "spare"}
+    assert all(mu[r] < mu0[r] for r in mu)
+
+
+def test_plan_domains_without_events_keep_the_independent_numbers():
+    a = _strict_json(run("plan", *PAPER_600, "--json").stdout)
+    b = _strict_json(run("plan", *PAPER_600, "--domain-size", "10", "--json").stdout)
+    assert [p["ttt_over_t0"] for p in a["curve"]] == [p["ttt_over_t0"] for p in b["curve"]]
+    assert b["notes"] == ["failure domains of D = 10 groups but no domain events (q = 0): failures "
+                          "are independent"]
+
+
+def test_plan_domains_skips_impossible_layouts_with_a_warning_and_simulates():
+    # at N = 100, D = 12 the domain-aware layout exists for r = 2..6 only (ruler range 2..9)
+    p = run("plan", "--gpus", "2000", "--gpus-per-group", "20", "--domain-size", "12",
+            "--domain-fault-share", "0.1", "--layout", "domain-aware", "--rep-placement", "strided",
+            "--simulate", "2", "--steps", "100", "--spare-r", "4,9", "--rep-r", "2",
+            "--checkpoint-factors", "none", "--no-ckpt-only", "--workers", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 2 and all(x.startswith("spare: warning: ") for x in lines), p.stderr
+    assert ("--layout domain-aware does not exist for SPARe r = 7..9 at N = 100 with --domain-size 12"
+            in lines[0])
+    assert "SPARe r = 9 skipped" in lines[1]
+    d = _strict_json(p.stdout)
+    assert d["closed"]["skipped_r"] == [7, 8, 9] and d["closed"]["layout"] == "domain-aware"
+    assert {(q["method"], q["r"]) for q in d["points"]} == {("spare", 4), ("rep", 2)}
+    assert any("skipped" in w for w in d["warnings"])
+
+
+def test_simulate_takes_domains_layout_and_rep_placement():
+    p = run("simulate", "--gpus", "2000", "--N", "100", "--domain-size", "5", "--domain-fault-share",
+            "0.3", "--layout", "domain-aware", "--r", "6", "--steps", "60", "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    assert (d["layout"], d["domain_size"], d["domain_fault_share"]) == ("domain-aware", 5, 0.3)
+    q = run("simulate", "--gpus", "2000", "--N", "100", "--domain-size", "5", "--method", "rep",
+            "--r", "2", "--rep-placement", "strided", "--steps", "60", "--json")
+    assert q.returncode == 0, q.stderr
+    assert _strict_json(q.stdout)["rep_placement"] == "strided"
+
+
+def test_layout_choices_match_the_planner():
+    from spare_lib.cli import common
+    from spare_lib.cluster.planning import LAYOUTS, REP_PLACEMENTS
+
+    assert common.LAYOUTS == LAYOUTS and common.REP_PLACEMENTS == REP_PLACEMENTS
+
+
+@pytest.mark.parametrize(
+    ("args", "expect"),
+    [
+        (("plan", "--domain-size", "0"), "--domain-size must be an integer >= 1"),
+        (("plan", *DOMAINS[:4], "--domain-size", "101"),
+         "--domain-size must be an integer in [1, N] = [1, 100]"),
+        (("plan", "--domain-fault-share", "1.5"), "--domain-fault-share must be a number in [0, 1]"),
+        (("plan", "--domain-fault-share", "-0.1"), "--domain-fault-share must be a number in [0, 1]"),
+        (("plan", "--layout", "diagonal"), "--layout"),
+        (("plan", "--rep-placement", "random"), "--rep-placement"),
+        (("plan", *DOMAINS[:4], "--domain-size", "50", "--layout", "domain-aware"),
+         "--domain-size must be in [1, 49] for --layout domain-aware at N = 100"),
+        (("plan", *DOMAINS[:4], "--domain-size", "12", "--layout", "domain-aware", "--simulate", "2",
+          "--spare-r", "9"), "--spare-r must be in 2..6 (the r for which --layout domain-aware exists"),
+        (("simulate", "--gpus", "2000", "--N", "100", "--domain-size", "12", "--layout", "domain-aware",
+          "--r", "9"), "--layout domain-aware does not exist for --r 9 at N = 100 with --domain-size 12"),
+        (("simulate", "--gpus", "2000", "--N", "100", "--domain-size", "101"), "--domain-size"),
+    ],
+)
+def test_domain_flags_bad_input_is_one_line(args, expect):
+    p = run(*args)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    lines = [x for x in p.stderr.strip().splitlines() if not x.startswith("spare: warning")]
+    (line,) = lines
+    assert line.startswith("spare: error: ") and expect in line, line

@@ -6,6 +6,8 @@ plan      which method, r and checkpoint period for a cluster (closed forms; ``-
           simulated values per candidate); ends with one verdict over every method
 simulate  one simulated training run on any cluster (the cluster flags of ``plan``)
 sweep     simulate every point of a CSV/YAML file (serial, local processes or Dask)
+trace     ``trace summary FILE`` / ``trace fit FILE``: describe a real failure log, fit laws to
+          its times between faults (``plan --failures FILE`` plans from it)
 figures   run the notebooks through papermill (full size by default) and refresh README's
           figure table
 warm      compile the simulator's numba kernels into the cache (``make venv`` runs it)
@@ -27,6 +29,7 @@ from spare_lib.cli.commands import (
 )
 from spare_lib.cli.common import CliError, flag_names, one_line_warnings
 from spare_lib.cli.plan import add_plan_parser
+from spare_lib.cli.trace import add_trace_parser
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_parser(sub)
     add_simulate_parser(sub)
     add_sweep_parser(sub)
+    add_trace_parser(sub)
     add_figures_parser(sub)
     add_warm_parser(sub)
     return p

@@ -10,6 +10,7 @@ from typing import Any
 from spare_lib.cli.common import (
     CliError,
     add_cluster_args,
+    add_layout_args,
     add_progress_flag,
     check_writable,
     dump_json,
@@ -43,8 +44,7 @@ def add_simulate_parser(sub: Any) -> None:
                     help="plain SPARe / Rep: restarts roll back to step 0")
     s.add_argument("--steps", type=positive_int("--steps"), default=10_000,
                    help="committed steps (default 10000)")
-    s.add_argument("--layout", choices=("ruler", "consecutive"), default="ruler",
-                   help="SPARe stacking layout (default ruler)")
+    add_layout_args(s)
     s.add_argument("--exact-patch", action="store_true",
                    help="recompute every missing stack after a reorder (default: one per survivor, "
                         "as the paper's simulator)")
@@ -73,14 +73,32 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         cfg = spec.cluster_config(steps=args.steps)
         overrides = {k: getattr(cfg, k) for k in (
             "steps", "compute_per_stack_s", "allreduce_s", "restart_s", "checkpoint_s",
-            "system_mtbf_s", "n_gpus", "weibull_shape", "failure_dist")}
+            "system_mtbf_s", "n_gpus", "weibull_shape", "failure_dist", "domain_size",
+            "domain_fault_share")}
+        layout: Any = args.layout
+        if args.method == "spare" and layout == "domain-aware":
+            from spare_lib.cluster.planning import spare_layout
+
+            try:
+                layout = spare_layout(spec.N, r, layout, spec.domain_size)
+            except ValueError as exc:
+                raise CliError(f"--layout domain-aware does not exist for --r {r} at N = {spec.N} "
+                               f"with --domain-size {spec.domain_size} (lower --r or --domain-size): "
+                               f"{str(exc).splitlines()[0]}") from None
+        elif args.method != "spare":
+            layout = "ruler"  # SPARe's layout; ignored by the other methods
         ensure_kernels(quiet=args.json)
-        res = simulate_point(args.method, spec.N, r, ckpt, seed=args.seed, layout=args.layout,
+        res = simulate_point(args.method, spec.N, r, ckpt, seed=args.seed, layout=layout,
                              failure_seed=args.failure_seed, exact_patch=args.exact_patch,
-                             max_wall_s=args.max_wall_t0 * cfg.t0_s(), **overrides)
+                             max_wall_s=args.max_wall_t0 * cfg.t0_s(),
+                             rep_placement=args.rep_placement, **overrides)
+    except CliError:
+        raise
     except ValueError as exc:
         raise CliError(flag_names(str(exc), {**_SIM_FLAGS})) from None
-    res = {"method": args.method, "N": spec.N, "r": r, **res}
+    res = {"method": args.method, "N": spec.N, "r": r, "layout": args.layout,
+           "rep_placement": args.rep_placement, "domain_size": spec.domain_size,
+           "domain_fault_share": spec.domain_fault_share, **res}
     if not res["completed"]:
         print(f"spare: warning: the run stopped at --max-wall-t0 {args.max_wall_t0:g} T0 with "
               f"{res['commits'] - res['steps_redone']} of {res['steps']} steps committed; "
@@ -99,7 +117,8 @@ _SIM_FLAGS = {"N": "--N", "r": "--r", "ckpt_steps": "--ckpt-steps", "steps": "--
               "checkpoint_s": "--checkpoint-s", "step_s": "--step-s", "allreduce_s": "--allreduce-s",
               "gpus_per_group": "--gpus-per-group", "gpus": "--gpus",
               "system_mtbf_min": "--system-mtbf-min", "gpu_mtbf_hours": "--gpu-mtbf-hours",
-              "max_wall_s": "--max-wall-t0"}
+              "max_wall_s": "--max-wall-t0", "domain_size": "--domain-size",
+              "domain_fault_share": "--domain-fault-share", "rep_placement": "--rep-placement"}
 
 # ------------------------------------------------------------------------------ sweep
 

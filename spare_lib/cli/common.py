@@ -13,6 +13,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+#: ``planning.LAYOUTS`` and ``planning.REP_PLACEMENTS``, repeated so that building the parser
+#: does not import the simulator (a test checks they agree).
+LAYOUTS, REP_PLACEMENTS = ("ruler", "domain-aware", "consecutive"), ("consecutive", "strided")
+
 #: Default cluster of every command: the paper's N = 600 configuration of the 600k-H100 cluster.
 DEFAULT_GPUS, DEFAULT_GPUS_PER_GROUP = 600_000, 1000
 
@@ -45,6 +49,19 @@ def finite_float(name: str, allow_zero: bool = False):  # noqa: ANN201 - argpars
             raise argparse.ArgumentTypeError(f"{name} must be a number {bound}, got {text!r}") from None
         if not (v >= 0 if allow_zero else v > 0) or v == float("inf"):
             raise argparse.ArgumentTypeError(f"{name} must be a finite number {bound}, got {text}")
+        return v
+    return conv
+
+
+def probability(name: str):  # noqa: ANN201 - argparse type factory
+    """argparse type: a number in [0, 1]."""
+    def conv(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be a number in [0, 1], got {text!r}") from None
+        if not 0.0 <= v <= 1.0:
+            raise argparse.ArgumentTypeError(f"{name} must be a number in [0, 1], got {text}")
         return v
     return conv
 
@@ -96,8 +113,8 @@ def add_cluster_args(p: argparse.ArgumentParser, *, n_flag: bool = False) -> Non
     """The cluster flags, the same for every command (``plan``, ``simulate``).
 
     --gpus, --gpus-per-group (or --N with ``n_flag``), --system-mtbf-min | --gpu-mtbf-hours,
-    --restart-min, --checkpoint-s, --step-s, --allreduce-s, --weibull-shape, --failure-dist.
-    Read back with :func:`spec_from_args`.
+    --restart-min, --checkpoint-s, --step-s, --allreduce-s, --weibull-shape, --failure-dist,
+    --domain-size, --domain-fault-share. Read back with :func:`spec_from_args`.
     """
     g = p.add_argument_group("cluster (defaults: the paper's 600k-H100 cluster at N = 600)")
     g.add_argument("--gpus", type=positive_int("--gpus", lo=2), default=DEFAULT_GPUS,
@@ -125,15 +142,33 @@ def add_cluster_args(p: argparse.ArgumentParser, *, n_flag: bool = False) -> Non
     g.add_argument("--weibull-shape", type=finite_float("--weibull-shape"), default=None,
                    help="Weibull shape k of the per-group failure law (default 0.78); simulation "
                         "only, the closed forms depend on the mean alone")
-    g.add_argument("--failure-dist", choices=("weibull", "exponential"), default="weibull",
+    g.add_argument("--failure-dist", choices=("weibull", "exponential"), default=None,
                    help="per-group failure law, same mean m·N (default weibull)")
+    g.add_argument("--domain-size", type=positive_int("--domain-size"), default=1, metavar="D",
+                   help="groups per failure domain (group g in domain g // D), 1..N (default 1: "
+                        "no domains)")
+    g.add_argument("--domain-fault-share", type=probability("--domain-fault-share"), default=0.0,
+                   metavar="Q", help="share q in [0, 1] of failure events that kill a whole domain "
+                                     "(same total rate 1/m; default 0)")
+
+
+def add_layout_args(p: argparse.ArgumentParser) -> None:
+    """--layout (SPARe's) and --rep-placement (Rep's), the same for ``plan`` and ``simulate``."""
+    p.add_argument("--layout", choices=LAYOUTS, default="ruler",
+                   help="SPARe's stacking layout: Golomb ruler (default), domain-aware (every "
+                        "type's r holders in r distinct failure domains; needs N >= r·D) or "
+                        "consecutive")
+    p.add_argument("--rep-placement", choices=REP_PLACEMENTS, default="consecutive",
+                   help="Rep's replica sets: r consecutive groups (default) or groups ceil(N/r) "
+                        "apart (across failure domains)")
 
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The :class:`~spare_lib.cluster.planning.ClusterSpec` of the cluster flags."""
     from spare_lib.cluster.planning import cluster_spec
 
-    if args.failure_dist == "exponential" and args.weibull_shape is not None:
+    failure_dist = args.failure_dist or "weibull"
+    if failure_dist == "exponential" and args.weibull_shape is not None:
         raise CliError("--weibull-shape does not apply with --failure-dist exponential")
     gpg = args.gpus_per_group
     n = getattr(args, "N", None)
@@ -148,7 +183,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
                         checkpoint_s=args.checkpoint_s, step_s=args.step_s,
                         allreduce_s=args.allreduce_s,
                         weibull_shape=0.78 if args.weibull_shape is None else args.weibull_shape,
-                        failure_dist=args.failure_dist)
+                        failure_dist=failure_dist, domain_size=args.domain_size,
+                        domain_fault_share=args.domain_fault_share)
 
 
 #: Library parameter names -> the flags, so errors name what the user typed.
@@ -160,11 +196,14 @@ FLAG_NAMES = {"gpus_per_group": "--gpus-per-group", "gpus": "--gpus",
               "spare_r": "--spare-r", "rep_r": "--rep-r", "spare_window": "--spare-window",
               "weibull_shape": "--weibull-shape", "failure_dist": "--failure-dist",
               "max_wall_t0": "--max-wall-t0", "min_restarts": "--min-restarts",
-              "ckpt_steps": "--ckpt-steps"}
+              "ckpt_steps": "--ckpt-steps", "domain_size": "--domain-size",
+              "domain_fault_share": "--domain-fault-share", "rep_placement": "--rep-placement"}
 
 #: Python-only phrases of library errors -> what to type on the command line.
 _PHRASES = {"(or pass allow_overlap=True)": "(or use --layout consecutive)",
-            "allow_overlap=True": "--layout consecutive"}
+            "allow_overlap=True": "--layout consecutive",
+            "layout='domain-aware'": "--layout domain-aware", "layout='ruler'": "--layout ruler",
+            "layout='consecutive'": "--layout consecutive"}
 
 
 def flag_names(message: str, names: dict[str, str] | None = None) -> str:
@@ -196,6 +235,14 @@ def dump_json(obj: Any) -> str:
     import json
 
     return json.dumps(strict(obj), indent=2, allow_nan=False, default=str)
+
+
+def print_table(rows: list[dict], columns: list[str]) -> None:
+    """Right-aligned text table."""
+    widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in columns}
+    print("  ".join(c.rjust(widths[c]) for c in columns))
+    for r in rows:
+        print("  ".join(str(r.get(c, "")).rjust(widths[c]) for c in columns))
 
 
 def one_line_warnings() -> None:

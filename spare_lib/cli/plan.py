@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
 from spare_lib.cli.common import (
     CliError,
     add_cluster_args,
+    add_layout_args,
     add_progress_flag,
     dump_json,
     ensure_kernels,
@@ -17,10 +19,12 @@ from spare_lib.cli.common import (
     flag_names,
     int_set,
     positive_int,
+    print_table,
     show_progress,
     spec_from_args,
     steps_arg,
 )
+from spare_lib.cli.trace import add_failures_args, check_failures_flags, cmd_plan_failures
 
 #: Flags that only act with --simulate (error if given without it).
 _SIM_ONLY = ("steps", "spare_r", "rep_r", "spare_window", "checkpoint_factors", "workers",
@@ -40,9 +44,14 @@ def add_plan_parser(sub: Any) -> None:
                     "configuration of the 600k-H100 cluster. --step-s is compute per stack + "
                     "all-reduce T_a; T_a defaults to N/100 s as in the paper's preset. Any N >= 2 "
                     "works: SPARe's r runs up to the largest Golomb ruler that fits N, Rep's up "
-                    "to N.")
+                    "to N. Failure domains: --domain-size D groups, --domain-fault-share q of the "
+                    "failure events kill a whole domain (SPARe's closed form then uses "
+                    "mu_correlated); --layout picks SPARe's layout, --rep-placement Rep's replica "
+                    "sets. --failures FILE plans from a real fault log instead: simulations driven "
+                    "by the log (--simulate N_TRIALS trials, default 5).")
     add_cluster_args(pl)
-    pl.add_argument("--model", choices=("finite", "paper"), default="finite",
+    add_layout_args(pl)
+    pl.add_argument("--model", choices=("finite", "paper"), default=None,
                     help="SPARe closed form: finite (mu_finite, overhead_finite; default) or paper "
                          "(mu Gamma form, Eq. 5)")
     pl.add_argument("--json", action="store_true", help="print strict JSON (null for missing values)")
@@ -77,6 +86,7 @@ def add_plan_parser(sub: Any) -> None:
     s.add_argument("--scheduler", default=None, help="Dask scheduler address (with --backend dask)")
     s.add_argument("--cache-dir", default=None, help="resumable per-run cache (default: none)")
     pl.add_argument("--seed", type=positive_int("--seed", lo=0), default=0, help="root seed (0)")
+    add_failures_args(pl)
     add_progress_flag(pl)
     pl.set_defaults(func=cmd_plan)
 
@@ -85,23 +95,24 @@ def _fmt(v: float, nd: int = 3) -> str:
     return "n/a" if v != v else f"{v:.{nd}f}"
 
 
-def print_table(rows: list[dict], columns: list[str]) -> None:
-    """Right-aligned text table."""
-    widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in columns}
-    print("  ".join(c.rjust(widths[c]) for c in columns))
-    for r in rows:
-        print("  ".join(str(r.get(c, "")).rjust(widths[c]) for c in columns))
-
-
 def _print_closed(closed: Any) -> None:
     from spare_lib.theory.finite import EXACT_N_MAX
 
     c = closed.cluster
+    extra = []
+    if c.domain_size > 1 or c.domain_fault_share > 0:
+        extra.append(f"failure domains of D = {c.domain_size} groups, q = {c.domain_fault_share:g} "
+                     "of failure events are domain events")
+    if closed.layout != "ruler" or closed.rep_placement != "consecutive":
+        extra.append(f"SPARe layout {closed.layout}, Rep placement {closed.rep_placement}")
     print(f"Cluster: {c.gpus:,} GPUs / {c.gpus_per_group:,} per group -> N = {c.N} groups; "
           f"system MTBF m = {c.system_mtbf_s / 60:.3g} min; restart T_r = {c.restart_s / 60:.3g} min; "
           f"checkpoint T_s = {c.checkpoint_s:.3g} s; step = {c.step_s:.3g} s "
-          f"(compute {c.compute_per_stack_s:.3g} s + all-reduce T_a {c.allreduce_s:.3g} s)")
+          f"(compute {c.compute_per_stack_s:.3g} s + all-reduce T_a {c.allreduce_s:.3g} s)"
+          + "".join(f"; {x}" for x in extra))
     print(f"\nClosed forms, model '{closed.model}': {closed.model_note};")
+    for note in closed.notes:
+        print(f"  {note}")
     print("  T_f = mu m, T_c* = T_s + sqrt(T_s^2 + 2 T_s (T_f + T_r)), A* = A(T_c*) (Eq. 2), "
           "TTT/T0 = overhead / A* (Eq. 7)")
     if c.N > EXACT_N_MAX and closed.model == "finite":
@@ -175,6 +186,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from spare_lib.cluster.planning import CKPT_FACTORS, MAX_WALL_T0, SPARE_WINDOW, plan
     from spare_lib.cluster.planning_sim import MIN_RESTARTS, plan_simulated
 
+    check_failures_flags(args)
+    if args.failures is not None:
+        return cmd_plan_failures(args)
+    args.model = args.model or "finite"
     if not args.simulate:
         given = [n for n in _SIM_ONLY if getattr(args, n) not in (None, False)]
         if given:
@@ -187,7 +202,13 @@ def cmd_plan(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         spec = spec_from_args(args)
-        closed = plan(spec, model=args.model)
+        closed = plan(spec, model=args.model, layout=args.layout, rep_placement=args.rep_placement)
+        if closed.skipped_r:
+            from spare_lib.cluster.planning import r_ranges
+
+            print(f"spare: warning: --layout domain-aware does not exist for SPARe r = "
+                  f"{r_ranges(closed.skipped_r)} at N = {spec.N} with --domain-size "
+                  f"{spec.domain_size}; those r are skipped", file=sys.stderr)
         sp = None
         if args.simulate:
             backend = args.backend or "processes"
@@ -203,7 +224,10 @@ def cmd_plan(args: argparse.Namespace) -> int:
                 backend=backend, client=args.scheduler, workers=args.workers,
                 cache_dir=args.cache_dir, progress=show_progress(args),
                 min_restarts=MIN_RESTARTS if args.min_restarts is None else args.min_restarts,
-                common_failures=not args.no_common_failures)
+                common_failures=not args.no_common_failures, layout=args.layout,
+                rep_placement=args.rep_placement)
+    except CliError:
+        raise
     except ValueError as exc:
         raise CliError(flag_names(str(exc))) from None
     closed_v = _closed_verdict(closed)

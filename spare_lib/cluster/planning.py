@@ -462,20 +462,34 @@ def spare_layout(N: int, r: int, layout: str = "ruler", domain_size: int = 1) ->
     return make_layout(int(N), int(r), layout)
 
 
+#: Monte Carlo fallback of SPARe's μ where no closed form handles the layout: failure sequences
+#: (standard error ≈ 0.4 % of μ) and the root seed (with N, r, D, q: reproducible).
+MC_MU_TRIALS, MC_MU_SEED = 4000, 2026
+
+
 @lru_cache(maxsize=4096)
-def _spare_mu_overhead_layout(N: int, r: int, layout: str, D: int, q: float) -> tuple[float, float, bool]:
-    """μ, S̄ of SPARe for a non-default layout or correlated failures, and whether the correlated
-    form was used (False: it cannot handle this layout, so the independent finite-N form is)."""
+def _spare_mu_overhead_layout(N: int, r: int, layout: str, D: int, q: float) -> tuple[float, float, str]:
+    """μ, S̄ of SPARe for a non-default layout or correlated failures, and how μ was obtained:
+    'correlated' (``theory.mu_correlated``, S̄ ``overhead_correlated``), 'finite' (independent
+    failures: ``mu_finite``, ``overhead_finite`` of the layout) or 'mc' (neither handles the
+    layout: :data:`MC_MU_TRIALS` sequences of ``stacking.failures_to_wipeout``, S̄
+    ``overhead_correlated``)."""
+    from spare_lib.stacking.wipeout import failures_to_wipeout
     from spare_lib.theory.correlated import mu_correlated, overhead_correlated
 
     lay = spare_layout(N, r, layout, D)
-    if D > 1 and q > 0:
-        try:
+    correlated = D > 1 and q > 0
+    try:
+        if correlated:
             mu = float(mu_correlated(N, r, D, q, lay))
-            return mu, float(overhead_correlated(N, D, q, mu)), True
-        except ValueError:  # the layout spans more domains than the transfer matrix handles
-            pass
-    return float(th.mu_finite(N, r, lay)), float(th.overhead_finite(N, r, lay)), False
+            return mu, float(overhead_correlated(N, D, q, mu)), "correlated"
+        return float(th.mu_finite(N, r, lay)), float(th.overhead_finite(N, r, lay)), "finite"
+    except ValueError:  # the layout spans too many domains, or breaks the independence condition
+        pass
+    ss = np.random.SeedSequence([MC_MU_SEED, N, r, D, int(round(q * 1e9))])
+    t = failures_to_wipeout(lay, MC_MU_TRIALS, ss, domain_size=D, domain_prob=q if correlated else 0.0)
+    mu = float(np.mean(t))
+    return mu, float(overhead_correlated(N, D if correlated else 1, q if correlated else 0.0, mu)), "mc"
 
 
 def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "finite",
@@ -495,10 +509,12 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
     layout : {'ruler', 'domain-aware', 'consecutive'}
         SPARe's layout. With the ruler and independent failures (q = 0 or D = 1) ``model``
         decides; otherwise μ and S̄ are those of the layout: ``theory.mu_correlated`` and
-        ``overhead_correlated`` when ``spec.correlated`` (``mu_finite``/``overhead_finite`` of
-        the layout where the correlated form cannot handle it), else ``mu_finite`` and
-        ``overhead_finite`` of the layout. Rep and CKPT-only ignore it (and the domains: Rep's
-        μ assumes independent failures; CKPT-only restarts at every failure event either way).
+        ``overhead_correlated`` when ``spec.correlated``, else ``mu_finite`` and
+        ``overhead_finite`` of the layout; where neither handles the layout (too many domains
+        for the transfer matrix, or two types sharing two holders), μ is a seeded Monte Carlo
+        mean (:data:`MC_MU_TRIALS` sequences) and S̄ ``overhead_correlated``. Rep and
+        CKPT-only ignore it (and the domains: Rep's μ assumes independent failures; CKPT-only
+        restarts at every failure event either way).
 
     Returns
     -------
@@ -611,11 +627,7 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
     rs = [p.r for p in spare]
     rep = [closed_form_point(spec, "rep", r, model) for r in range(2, rep_top + 1)]
     ckpt = closed_form_point(spec, "ckpt", 1, model)
-    eligible = spare
-    if spec.correlated:  # r where the correlated form applies (mu_finite ignores the domains)
-        eligible = [p for p in spare if _spare_mu_overhead_layout(
-            N, p.r, layout, spec.domain_size, float(spec.domain_fault_share))[2]] or spare
-    best_s = min(eligible, key=lambda p: p.ttt_over_t0)
+    best_s = min(spare, key=lambda p: p.ttt_over_t0)
     best_r = min(rep, key=lambda p: p.ttt_over_t0)
     paper_j = [(_spare_point_j(spec, r, "paper"), r) for r in rs]
     return Plan(cluster=spec, model=model, model_note=note, spare=best_s, rep=best_r, ckpt=ckpt,
@@ -642,26 +654,28 @@ def _domain_notes(spec: ClusterSpec, layout: str, rs: list[int]) -> tuple[str, .
     """What the closed forms assume about failure domains and SPARe's layout."""
     D, q = spec.domain_size, spec.domain_fault_share
     notes = []
+    special = layout != "ruler" or spec.correlated
+    mc = [r for r in rs if special and _spare_mu_overhead_layout(spec.N, r, layout, D, float(q))[2] == "mc"]
+    mc_note = (f"SPARe r = {r_ranges(mc)}: no closed form handles the '{layout}' layout there, so "
+               f"mu is a Monte Carlo mean ({MC_MU_TRIALS:,} failure sequences of "
+               "stacking.failures_to_wipeout, s.e. < 1 %) and S-bar = theory.overhead_correlated")
     if spec.correlated:
-        fell = [r for r in rs if not _spare_mu_overhead_layout(spec.N, r, layout, D, q)[2]]
-        notes.append(f"failure domains of D = {D} groups, q = {q:g} of failure events are domain "
-                     f"events: SPARe's mu = theory.mu_correlated(N, r, D, q, layout='{layout}') "
-                     "(failure events to wipe-out; a domain event counts once) and S-bar = "
+        notes.append(f"instead, with failure domains of D = {D} groups and q = {q:g} of failure "
+                     "events domain events: SPARe's mu = "
+                     f"theory.mu_correlated(N, r, D, q, layout='{layout}') (failure events to "
+                     "wipe-out; a domain event counts once) and S-bar = "
                      "theory.overhead_correlated")
-        if fell:
-            notes.append(f"SPARe r = {r_ranges(fell)}: the '{layout}' layout spans more domains "
-                         "than theory.mu_correlated handles, so mu_finite and overhead_finite "
-                         "(independent failures) are used there"
-                         + ("" if len(fell) == len(rs) else
-                            ", and they are left out of the closed-form choice of r (independent "
-                            "failures overstate mu)"))
+        if mc:
+            notes.append(mc_note)
         notes.append("Rep+CKPT's closed form ignores the domains (replication_mu assumes "
                      "independent failures, whatever the replica placement) and CKPT-only's is "
                      "exact (every failure event restarts); --simulate draws the domain events")
     else:
         if layout != "ruler":
-            notes.append(f"SPARe layout '{layout}': mu = theory.mu_finite and S-bar = "
+            notes.append(f"instead, SPARe's layout '{layout}': mu = theory.mu_finite and S-bar = "
                          "theory.overhead_finite of that layout")
+            if mc:
+                notes.append(mc_note)
         if D > 1:
             notes.append(f"failure domains of D = {D} groups but no domain events (q = 0): "
                          "failures are independent")

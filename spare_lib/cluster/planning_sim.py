@@ -292,8 +292,8 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
                              f"layout='{layout}' exists at N = {N} with domain_size = "
                              f"{spec.domain_size}), got {r_ranges(gone)}")
         if gone:
-            msg = (f"SPARe r = {r_ranges(gone)} skipped: layout='{layout}' does not exist there "
-                   f"at N = {N} with domain_size = {spec.domain_size}")
+            msg = (f"SPARe r = {r_ranges(gone)} skipped: the {layout} layout does not exist there "
+                   f"(N = {N}, D = {spec.domain_size})")
             warnings.warn(msg, UserWarning, stacklevel=2)
             skipped_note = (msg,)
             cands["spare"] = tuple(r for r in cands["spare"] if r not in gone)

@@ -1,0 +1,241 @@
+"""`spare trace summary|fit` and `spare plan --failures` (issue 14), through subprocess as a user would.
+
+Small synthetic CSV logs written to tmp_path keep these fast; one summary test reads the real
+StepFun trace (584 faults on 231 of 400 servers).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+SPARE = [sys.executable, "-m", "spare_lib.cli"]
+SMALL = ("--gpus", "2000", "--gpus-per-group", "100")  # N = 20 groups
+FAST = ("--simulate", "2", "--steps", "150", "--spare-r", "3", "--rep-r", "2", "--no-ckpt-only",
+        "--checkpoint-factors", "none", "--backend", "serial")
+
+
+def run(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([*SPARE, *args], capture_output=True, text=True, timeout=timeout)
+
+
+def _strict_json(text: str) -> dict:
+    def bad(name: str) -> None:
+        raise AssertionError(f"non-strict JSON constant {name}")
+
+    return json.loads(text, parse_constant=bad)
+
+
+def _one_line_error(p: subprocess.CompletedProcess) -> str:
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr, p.stderr
+    (line,) = p.stderr.strip().splitlines()
+    assert line.startswith("spare: error: "), line
+    return line
+
+
+@pytest.fixture
+def small_log(tmp_path):
+    """200 faults on 50 nodes over ~50 days, times in hours, two simultaneous pairs."""
+    rng = np.random.default_rng(1)
+    t = np.sort(rng.exponential(6.0, 200).cumsum())
+    nodes = rng.integers(0, 50, 200)
+    t[11], t[41] = t[10], t[40]  # simultaneous faults on two nodes
+    nodes[11], nodes[41] = (nodes[10] + 1) % 50, (nodes[40] + 1) % 50
+    lines = ["node,start,end,cause"] + [f"n{n},{x:.4f},{x + 0.5:.4f},{'GPU' if i % 3 else 'NIC'}"
+                                        for i, (n, x) in enumerate(zip(nodes, t, strict=True))]
+    path = tmp_path / "log.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+# ------------------------------------------------------------------------------ spare trace summary
+
+
+def test_trace_summary_real_stepfun_trace():
+    from spare_lib.failures import data_path
+
+    try:
+        folder = data_path("stepfun-infinitehbd", download=False)
+    except FileNotFoundError:
+        pytest.skip("StepFun dataset not on this machine")
+    p = run("trace", "summary", str(folder / "fault_trace.json"))
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert "faults            584 (" in out and "400 observed (231 with faults) x 8 GPUs" in out
+    assert "MTBF              per node 5,737 h; per GPU 45,893 h" in out
+    assert out.splitlines()[0] == f"source            stepfun ({folder / 'fault_trace.json'})"
+
+
+def test_trace_summary_csv_text_and_json(small_log):
+    p = run("trace", "summary", str(small_log), "--time-unit", "h", "--gpus-per-node", "4",
+            "--n-nodes", "64")
+    assert p.returncode == 0, p.stderr
+    assert "64 observed (" in p.stdout and "x 4 GPUs" in p.stdout and "faults            200 (" in p.stdout
+    assert "instants          198 at tolerance 1.0 s" in p.stdout and "GPU 133, NIC 67" in p.stdout
+    q = run("trace", "summary", str(small_log), "--time-unit", "h", "--tolerance-s", "0", "--json")
+    assert q.returncode == 0, q.stderr
+    d = _strict_json(q.stdout)
+    assert d["n_faults"] == 200 and d["n_nodes"] == 49 and d["gpus_per_node"] is None
+    assert d["mtbf_gpu_hours"] is None and d["tolerance_s"] == 0.0
+    assert d["source"] == f"csv ({small_log})"
+
+
+# ------------------------------------------------------------------------------ spare trace fit
+
+
+def test_trace_fit_system_and_node_level(small_log):
+    p = run("trace", "fit", str(small_log), "--time-unit", "h", "--gpus-per-node", "8",
+            "--dists", "exponential,weibull", "--ci", "fisher")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0].startswith("Inter-arrival fits of csv (49 nodes") and "Fisher" in lines[0]
+    assert lines[1].split()[:4] == ["law", "shape", "95%", "CI"]
+    assert lines[2].split()[0] == "exponential" and lines[3].split()[0] == "weibull"
+    assert "Best by AIC:" in p.stdout and "Weibull shape k = " in p.stdout
+    q = run("trace", "fit", str(small_log), "--time-unit", "h", "--level", "node", "--dists",
+            "weibull", "--boot", "5", "--json")
+    assert q.returncode == 0, q.stderr
+    d = _strict_json(q.stdout)
+    assert d["level"] == "node" and d["n_boot"] == 5 and [f["dist"] for f in d["fits"]] == ["weibull"]
+    f = d["fits"][0]
+    assert f["shape_lo"] <= f["shape"] <= f["shape_hi"] and f["mtbf_gpu_hours"] is None
+    assert d["rate_dispersion"] > 0
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "expect"),
+    [
+        (None, ("summary", "{dir}/missing.csv"), "FILE '{dir}/missing.csv': path does not exist"),
+        ("node,start,end\nn1,10,20\nn2,abc,30\n", ("summary", "{f}"),
+         "row 3, column 'start': unparseable time 'abc'"),
+        ("node,start,end\nn1,10,5\n", ("fit", "{f}"), "row 2, column 'end': end 5 is before start 10"),
+        ("node,begin,end\nn1,10,11\n", ("summary", "{f}"), "missing column(s) ['start']"),
+        ("", ("summary", "{f}"), "file is empty"),
+        ("node,start,end\nn1,10,20\n", ("summary", "{f}", "--format", "stepfun"),
+         "invalid or truncated JSON"),
+        ("node,start,end\nn1,10,20\n", ("summary", "{f}", "--format", "excel"), "--format"),
+        ("node,start,end\nn1,10,20\n", ("summary", "{f}", "--time-unit", "weeks"), "--time-unit"),
+        ("node,start,end\nn1,10,20\n", ("summary", "{f}", "--tolerance-s", "-1"), "--tolerance-s"),
+        ("node,start,end\nn1,10,20\n", ("summary", "{f}", "--system", "20"), "--system is only meaningful"),
+        ("node,start,end\nn1,10,20\n", ("fit", "{f}", "--dists", "weibull,pareto"), "--dists must be"),
+        ("node,start,end\nn1,10,20\n", ("fit", "{f}", "--ci", "none", "--boot", "10"),
+         "--boot only applies with --ci bootstrap"),
+        ("node,start,end\nn1,10,20\n", ("fit", "{f}", "--boot", "1"), "--boot must be an integer >= 2"),
+        ("node,start,end\nn1,10,20\n", ("fit", "{f}", "--level", "rack"), "--level"),
+    ],
+)
+def test_trace_bad_input_is_one_line(tmp_path, content, args, expect):
+    f = tmp_path / "log.csv"
+    if content is not None:
+        f.write_text(content)
+    sub = {"f": str(f), "dir": str(tmp_path)}
+    line = _one_line_error(run("trace", *(a.format(**sub) for a in args)))
+    assert expect.format(**sub) in line, line
+
+
+def test_trace_constants_match_the_library():
+    from spare_lib.cli import trace
+    from spare_lib.cluster.traces import PLACEMENTS
+    from spare_lib.failures import DISTS, FORMATS, METHODS, TIME_UNITS_S
+
+    assert trace.FORMATS == tuple(FORMATS) and trace.TIME_UNITS == tuple(TIME_UNITS_S)
+    assert trace.FIT_DISTS == tuple(DISTS) and trace.SYNTH_METHODS == tuple(METHODS)
+    assert trace.PLACEMENTS == tuple(PLACEMENTS)
+
+
+# ------------------------------------------------------------------------------ spare plan --failures
+
+
+def test_plan_failures_text_recommends_r_and_c(small_log):
+    p = run("plan", *SMALL, "--failures", str(small_log), "--failures-time-unit", "h",
+            "--failures-gpus-per-node", "8", *FAST)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    assert f"Failures: csv ({small_log}: 200 faults on 49 nodes" in out
+    assert "the Weibull model is not used" in out and "2 trials x 150 steps" in out
+    rows = [x.split() for x in out.splitlines() if x.strip().startswith(("SPARe+CKPT ", "Rep+CKPT "))]
+    assert [r[:3] for r in rows[:2]] == [["SPARe+CKPT", "r", "3"], ["Rep+CKPT", "r", "2"]]
+    assert "SPARe+CKPT r = 3" in out and "Rep+CKPT   r = 2" in out
+    assert "gain of SPARe+CKPT over Rep+CKPT" in out and "Best: " in out
+
+
+def test_plan_failures_json_fitted_random_and_default_trials(small_log):
+    p = run("plan", *SMALL, "--failures", str(small_log), "--failures-time-unit", "h",
+            "--gpus-per-server", "4", "--failures-method", "fitted", "--failures-dist", "exponential",
+            "--failures-placement", "random", *FAST, "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    assert d["failures"] == "csv via fitted, placement random" and d["trials"] == 2 and d["steps"] == 150
+    assert set(d["choices"]) == {"spare", "rep"} and d["best"]["method"] in ("spare", "rep")
+    assert d["choices"]["spare"]["r"] == 3 and d["system_mtbf_s"] > 0
+    assert all(pt["trials"] == 2 for pt in d["points"])
+    # without --simulate: the library's 5 trials, and the report says so
+    args = FAST[2:]  # no --simulate
+    q = run("plan", *SMALL, "--failures", str(small_log), "--failures-time-unit", "h",
+            "--failures-gpus-per-node", "8", *args, "--steps", "60")
+    assert q.returncode == 0, q.stderr
+    assert "Simulation (5 trials (the default without --simulate) x 60 steps" in q.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "expect"),
+    [
+        (("--failures", "{dir}/missing.csv"), "--failures '{dir}/missing.csv': path does not exist"),
+        (("--failures", "{bad}"), "--failures '{bad}': row 3, column 'start'"),
+        (("--failures-format", "csv"), "--failures-format only applies with --failures FILE"),
+        (("--failures", "{f}", "--system-mtbf-min", "5"), "--system-mtbf-min does not apply with --failures"),
+        (("--failures", "{f}", "--model", "paper"), "--model does not apply with --failures"),
+        (("--failures", "{f}", "--domain-fault-share", "0.2"), "--domain-fault-share does not apply"),
+        (("--failures", "{f}", "--layout", "domain-aware"), "--layout must be ruler or consecutive"),
+        (("--failures", "{f}", "--rep-placement", "strided"), "--rep-placement must be consecutive"),
+        (("--failures", "{f}", "--backend", "dask"), "--backend must be processes or serial"),
+        (("--failures", "{f}", "--failures-dist", "gamma"), "--failures-dist only applies with"),
+        (("--failures", "{f}", "--failures-placement", "rack"), "--failures-placement"),
+        (("--failures", "{f}", "--failures-checkpoint", "paper", "--simulate", "2"),
+         "--failures-checkpoint='paper' needs N in (200, 600, 1000) (the paper's table), got 20"),
+        (("--failures", "{f}", "--spare-r", "9", "--simulate", "2"), "--spare-r must be"),
+    ],
+)
+def test_plan_failures_bad_input_is_one_line(tmp_path, small_log, args, expect):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("node,start,end\nn1,10,20\nn2,abc,30\n")
+    sub = {"f": str(small_log), "bad": str(bad), "dir": str(tmp_path)}
+    line = _one_line_error(run("plan", *SMALL, *(a.format(**sub) for a in args)))
+    assert expect.format(**sub) in line, line
+
+
+# ------------------------------------------------------------------------------ README examples
+
+
+def test_readme_trace_and_domain_examples_are_what_the_commands_print():
+    """The README's `spare trace`, `spare plan --failures` and failure-domain examples are real
+    output: rerunning each command prints the same lines (wall time aside)."""
+    import re
+    from pathlib import Path
+
+    from spare_lib.failures import data_path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    blocks = [b for b in re.findall(r"```console\n\$ spare ([^\n]*)\n(.*?)```", readme, re.S)
+              if b[0].startswith("trace ") or "--failures" in b[0] or "--domain-size" in b[0]]
+    assert len(blocks) >= 3, [b[0] for b in blocks]
+    if any("stepfun" in b[0] for b in blocks):
+        try:
+            data_path("stepfun-infinitehbd", download=False)
+        except FileNotFoundError:
+            pytest.skip("StepFun dataset not on this machine")
+
+    def norm(text: str) -> list[str]:
+        text = re.sub(r"; \d+ s\):", "; <t> s):", text)
+        return [line.rstrip() for line in text.strip().splitlines()]
+
+    for cmd, shown in blocks:
+        extra = ["--workers", "2"] if cmd.startswith("plan ") else []
+        p = run(*cmd.split(), *extra)
+        assert p.returncode == 0, (cmd, p.stderr)
+        assert norm(p.stdout) == norm(shown), cmd
