@@ -24,6 +24,7 @@ from spare_lib.cli.common import (
     spec_from_args,
     steps_arg,
 )
+from spare_lib.cli.strategies import add_strategies_args, check_strategy_flags, cmd_plan_strategies
 from spare_lib.cli.trace import add_failures_args, check_failures_flags, cmd_plan_failures
 
 #: Flags that only act with --simulate (error if given without it).
@@ -87,6 +88,7 @@ def add_plan_parser(sub: Any) -> None:
     s.add_argument("--cache-dir", default=None, help="resumable per-run cache (default: none)")
     pl.add_argument("--seed", type=positive_int("--seed", lo=0), default=0, help="root seed (0)")
     add_failures_args(pl)
+    add_strategies_args(pl)
     add_progress_flag(pl)
     pl.set_defaults(func=cmd_plan)
 
@@ -187,8 +189,11 @@ def cmd_plan(args: argparse.Namespace) -> int:
     from spare_lib.cluster.planning_sim import MIN_RESTARTS, plan_simulated
 
     check_failures_flags(args)
+    check_strategy_flags(args)
     if args.failures is not None:
         return cmd_plan_failures(args)
+    if args.strategies is not None:
+        return cmd_plan_strategies(args)
     args.model = args.model or "finite"
     if not args.simulate:
         given = [n for n in _SIM_ONLY if getattr(args, n) not in (None, False)]

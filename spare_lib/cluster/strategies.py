@@ -103,8 +103,9 @@ def stall_rule_model(step_s: float, stall_s: float, mtbf_s: float,
     """Quick model of the stall rule: one stall per poll that notices failures.
 
     Failures arrive at rate 1/m; all failures since the previous poll are noticed at the next
-    one and share one stall (plus ``stalls_per_event − 1`` more, e.g. 1 for the rejoin batch of
-    the elastic methods and SPARe+repair). A step of failure-free length L then lasts T with
+    one and share one stall (plus ``stalls_per_event − 1`` more, e.g. ``rejoin_stall_s / stall_s``
+    for the rejoin batch of the elastic methods and SPARe+repair: 1 for a blocking rejoin, 0 for
+    a non-blocking one). A step of failure-free length L then lasts T with
     T = L + s·n·(1 − e^(−T/m)) (solved by bracketing): the expected failures per poll are
     T/m, so a method with longer steps (SPARe's S̄ ≈ 2 stacks) batches more failures into one
     stall than one with short steps (elastic ≈ 1 + k/N). Retries, rollbacks and the barrier
@@ -392,8 +393,9 @@ def plan_strategies(config_or_spec: ClusterConfig | ClusterSpec, N: int | None =
                     strategies: Sequence[str] = STRATEGIES, trials: int = 3,
                     steps: int | None = None, seed: int = 0, workers: int = 2, *,
                     stall_s: float | None = None, rejoin_s: float | None = None,
-                    microbatches: int | None = None, fetch_s: float | None = None,
-                    window: int = 1, model: str = "finite", mem_ckpt_steps: int | None = None,
+                    rejoin_stall_s: float | None = None, microbatches: int | None = None,
+                    fetch_s: float | None = None, window: int = 1, model: str = "finite",
+                    mem_ckpt_steps: int | None = None,
                     rep_placement: str = "consecutive", max_wall_t0: float = MAX_WALL_T0,
                     progress: bool = False) -> StrategyPlan:
     """Simulate every strategy on one cluster with common random numbers and recommend one.
@@ -417,6 +419,9 @@ def plan_strategies(config_or_spec: ClusterConfig | ClusterSpec, N: int | None =
     stall_s, rejoin_s, microbatches, fetch_s : optional
         Override the config's stall per reconfiguration, rejoin time (must be finite when a
         rejoining strategy is asked for), micro-batches per shard b and data fetch time.
+    rejoin_stall_s : float or None
+        Override the config's stall per batch of rejoining groups (0: a non-blocking catch-up
+        such as FT-HSDP's). None keeps the config's value, whose own None means ``stall_s``.
     window : int
         Half-width of the r search around the closed-form optimum (SPARe, Rep, SPARe+repair).
     model : {'finite', 'paper'}
@@ -453,7 +458,8 @@ def plan_strategies(config_or_spec: ClusterConfig | ClusterSpec, N: int | None =
     if rep_placement not in ("consecutive", "strided"):
         raise ValueError(f"rep_placement must be 'consecutive' or 'strided', got {rep_placement!r}")
     config, N = resolve_config(config_or_spec, N, steps, stall_s=stall_s, rejoin_s=rejoin_s,
-                               microbatches=microbatches, fetch_s=fetch_s)
+                               rejoin_stall_s=rejoin_stall_s, microbatches=microbatches,
+                               fetch_s=fetch_s)
     need = [s for s in strategies if s in REJOINING]
     if need and not math.isfinite(config.rejoin_s):
         raise ValueError(f"rejoin_s must be finite for {need} (failed groups rejoin after it); "
@@ -500,7 +506,8 @@ def sweep_strategies(config: ClusterConfig, N: int, param: str, values: Sequence
         Base cluster; ``param`` is replaced by each value (validated by ClusterConfig).
     N : int
     param : str
-        A ClusterConfig field, e.g. 'stall_s', 'rejoin_s', 'system_mtbf_s', 'microbatches'.
+        A ClusterConfig field, e.g. 'stall_s', 'rejoin_s', 'rejoin_stall_s', 'system_mtbf_s',
+        'microbatches'.
     values : sequence
     strategies, trials, seed, workers, max_wall_t0, progress :
         As :func:`plan_strategies`; trial t of every strategy and value shares its failure seed.
