@@ -83,12 +83,90 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "smoke": {"gpus": [16_384, 131_072, 600_000], "steps": 150, "trials": 1, "workers": 1,
                   "max_wall_t0": 20.0},
     },
+    "55_predictive_model": {
+        # Paper grid: 110 points × 10 seeds × 10,000 steps. Wider grid: all 81 (m, T_r, k, N)
+        # settings × 2 methods × 3 r × 10 seeds at 2,000 steps ("latin" = a 27-setting Latin
+        # design, a third of the CPU; the model takes `steps` into account). r*/C* figure:
+        # model curves over N (T_a held at 10 s) and m, simulated optima at N = 200, 1000 and
+        # m = 2, 15 min (3 r and 3 C each, 10,000 steps). ≈ 3.5 min on 2 free cores (8 min
+        # on a loaded box).
+        "full": {"trials": 10, "paper_steps": 10_000, "paper_r": None, "wide_steps": 2_000,
+                 "wide_design": "full", "wide_max_settings": None, "workers": 2,
+                 "curve_N_max": 100_000, "curve_points": 13, "curve_steps": 10_000,
+                 "star_N": [200, 1000], "star_N_m": 1000, "star_m_min": [2, 15],
+                 "star_r_width": 3, "star_C_factors": [0.6, 1.0, 1.6]},
+        "smoke": {"trials": 2, "paper_steps": 200, "paper_r": [3, 9], "wide_steps": 200,
+                  "wide_design": "latin", "wide_max_settings": 2, "workers": 1,
+                  "curve_N_max": 2_000, "curve_points": 3, "curve_steps": 1_000,
+                  "star_N": [200], "star_N_m": 200, "star_m_min": [5], "star_r_width": 3,
+                  "star_C_factors": [1.0, 2.0]},
+    },
     "60_cluster_600k": {
         # 55 (N, r) points × 2 methods × trials, 10,000 steps each (the paper's 3 trials; 5 here).
         "full": {"steps": 10_000, "trials": 5, "workers": 2, "r_values": None,
                  "ckpt_only_max_wall_t0": 100.0, "dist_trials": 3},
         "smoke": {"steps": 300, "trials": 1, "workers": 1, "r_values": [2, 3, 9],
                   "ckpt_only_max_wall_t0": 20.0, "dist_trials": 1},
+    },
+    "65_scale": {
+        # (a) 100k-2M GPUs at 1,000 per group (N = 100..2000), (b) 1M GPUs, 64-1,000 GPUs per
+        # group (N = 1000..15,625): SPARe+CKPT at r* - 2..r* + 2 (r* = round(log2 N + 0.83)),
+        # Rep+CKPT r = 2, 3, 4, CKPT-only; the all-reduce model of cluster_config. Needs the
+        # event-driven barrier (issue 16) for the largest N; the smoke run uses small N only.
+        "full": {"steps": 2_000, "trials": 3, "workers": 2, "gpus_a": [100_000, 200_000, 500_000,
+                 1_000_000, 2_000_000], "group_a": 1000, "gpus_b": 1_000_000,
+                 "group_b": [1000, 500, 250, 128, 64], "model_bytes_b": 2e12, "r_halfwidth": 2,
+                 "rep_r": [2, 3, 4], "max_wall_t0": 50.0},
+        "smoke": {"steps": 60, "trials": 1, "workers": 2, "gpus_a": [100_000, 200_000],
+                  "group_a": 1000, "gpus_b": 256_000, "group_b": [1000, 500],
+                  "model_bytes_b": 2e12, "r_halfwidth": 1, "rep_r": [3], "max_wall_t0": 20.0},
+    },
+    "70_real_failures": {
+        # Fits: bootstrap CIs (n_boot draws). Figs. 6–7 at N = 600 (10,000 steps, paper C): spare
+        # r = 2..20 and rep r = 2..10 (Rep beyond 10 only adds overhead) × 4 failure models × trials;
+        # then the trace planner (r, then C) on StepFun. ≈ 0.1–0.3 s per run, ≈ 6–8 min on 2 cores.
+        "full": {"n_boot": 200, "steps": 10_000, "trials": 5, "spare_r": list(range(2, 21)),
+                 "rep_r": list(range(2, 11)), "workers": 2, "max_wall_t0": 50.0, "plan_trials": 5},
+        "smoke": {"n_boot": 0, "steps": 200, "trials": 2, "spare_r": [3, 9], "rep_r": [2, 3],
+                  "workers": 1, "max_wall_t0": 20.0, "plan_trials": 2},
+    },
+    "75_correlated_failures": {
+        # μ_q layer: Monte Carlo per (config, layout, q) (s.e. ≈ 0.1 % at 2e4 trials) and the
+        # transfer-matrix theory on a finer q grid; r* theory (Monte Carlo μ_q, 4000 trials per r);
+        # Fig. 6 at N = 600, D = 10, q ∈ {0, 0.05, 0.2}: SPARe ruler / domain-aware r = 2..20
+        # (domain-aware stops at 18), Rep consecutive / strided r = 2..10, 5 trials with common
+        # failure streams, 10,000 steps, analytic C. ≈ 0.2–0.5 s per run, ≈ 8–10 min on 2 cores.
+        "full": {"mu_configs": [[600, 8, 10], [200, 6, 8]],
+                 "mc_qs": [0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3],
+                 "theory_qs": [round(0.02 * i, 2) for i in range(16)], "mu_trials": 20_000,
+                 "s_bar_trials": 300, "rstar_qs": [0.0, 0.05, 0.1, 0.2, 0.3], "rstar_r": None,
+                 "rstar_trials": 4000, "sim_N": 600, "sim_D": 10, "sim_qs": [0.0, 0.05, 0.2],
+                 "spare_r": None, "rep_r": list(range(2, 11)), "steps": 10_000, "trials": 5,
+                 "workers": 2, "ckpt_trials": 4000, "max_wall_t0": 200.0,
+                 "kill_rate_ref_qs": [0.2]},
+        "smoke": {"mu_configs": [[600, 8, 10], [200, 6, 8]], "mc_qs": [0.0, 0.2],
+                  "theory_qs": [0.0, 0.1, 0.2, 0.3], "mu_trials": 2000, "s_bar_trials": 20,
+                  "rstar_qs": [0.0, 0.2], "rstar_r": [4, 8, 12], "rstar_trials": 300,
+                  "sim_N": 600, "sim_D": 10, "sim_qs": [0.0, 0.2], "spare_r": [3, 8],
+                  "rep_r": [3], "steps": 200, "trials": 2, "workers": 1, "ckpt_trials": 300,
+                  "max_wall_t0": 50.0, "kill_rate_ref_qs": [0.2]},
+    },
+    "80_strategies": {
+        # Sweeps: every strategy at its closed-form choice, N = 100 and 600, `sweep_trials` trials
+        # of `steps` steps (strategies a knob does not affect are run once, at the base point).
+        # Table: plan_strategies at N = 600 for three stalls. ≈ 500 runs, ≈ 5 min on 2 cores.
+        "full": {"steps": 10_000, "sweep_trials": 2, "plan_trials": 3, "workers": 2,
+                 "N_values": [100, 600], "max_wall_t0": 20.0,
+                 "stall_s": [0.1, 10, 30, 60, 120, 180, 300, 600],
+                 "rejoin_min": [1, 5, 10, 30, 60, 120], "mtbf_min": [1, 2, 5, 10, 30],
+                 "microbatches": [1, 2, 4, 8, 16, 32], "table_stall_s": [0.1, 60, 180],
+                 "calib_steps": 2000, "calib_trials": 2, "calib_iters": 10,
+                 "repair_cases": 4, "repair_days": 300},
+        "smoke": {"steps": 300, "sweep_trials": 1, "plan_trials": 2, "workers": 1,
+                  "N_values": [100, 600], "max_wall_t0": 5.0, "stall_s": [0.1, 180],
+                  "rejoin_min": [10, 60], "mtbf_min": [5, 30], "microbatches": [1, 8],
+                  "table_stall_s": [0.1, 180], "calib_steps": 200, "calib_trials": 1,
+                  "calib_iters": 4, "repair_cases": 1, "repair_days": 20},
     },
     "90_explore": {
         # Closed forms are instant; the "simulate this point" button runs SPARe+CKPT at the

@@ -78,6 +78,19 @@ REGISTRY: tuple[FigureSpec, ...] = (
     FigureSpec("restart_dominant_regime", "Fig. 1 (motivation)", "50_restart_dominant_regime",
                "System MTBF and restart time vs #GPUs, and the share of wall time CKPT-only, "
                "Rep+CKPT and SPARe+CKPT lose to restarts (simulated)"),
+    FigureSpec("predict_vs_sim_paper_grid", "Figs. 6–7 (beyond Eq. 7)", "55_predictive_model",
+               "TTT/T0 and availability vs r on the paper's grid: simulation (mean ± 2 s.e., 10 "
+               "seeds), the predictive model (theory.predict) and Eq. 7 / Eq. 2"),
+    FigureSpec("predict_error_summary", "beyond the paper (model validation)",
+               "55_predictive_model",
+               "Predicted vs simulated TTT/T0 on the paper grid and a wider (m, T_r, k, N) grid, "
+               "and |error| of the model and of Eq. 7"),
+    FigureSpec("predict_eq7_gap_waterfall", "Eq. 7 gap decomposed", "55_predictive_model",
+               "From Eq. 7 to the simulation at the paper's SPARe optima: skeleton, barrier, "
+               "restart windows, failure law, failure events, residual"),
+    FigureSpec("predict_r_c_star", "r*, C* (beyond r* ≈ log2 N)", "55_predictive_model",
+               "Model-optimal r* and checkpoint interval C* vs N (10²–10⁵) and vs m, with "
+               "simulated optima (tie ranges) on top"),
     FigureSpec("cluster_ttt_vs_r", "Fig. 6", "60_cluster_600k",
                "Time-to-train / T0 vs r at 600k GPUs, N=200/600/1000: SPARe+CKPT and Rep+CKPT "
                "simulated (mean, min-max over trials) and Eq. 7"),
@@ -87,9 +100,54 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "Average stacks computed per step vs r, simulated and Eq. 5"),
     FigureSpec("rectlr_phase0_share", "§5 (RECTLR phase 0 claim)", "60_cluster_600k",
                "Share of SPARe failure events settled by RECTLR phase 0 (no reorder) vs r"),
+    FigureSpec("scale_ttt_vs_cluster", "beyond the paper (issue 16: scale)", "65_scale",
+               "TTT/T0 of the best SPARe+CKPT, Rep+CKPT and CKPT-only (a) from 100k to 2M GPUs at "
+               "1,000 GPUs per group, (b) at 1M GPUs with 64-1,000 GPUs per group; all-reduce model"),
+    FigureSpec("scale_r_star_law", "r* ≈ log2 N + 0.83 (§7) by simulation", "65_scale",
+               "Simulated optimal redundancy r* against N (100-15,625) with the law log2 N + 0.83"),
+    FigureSpec("failures_interarrival_fits", "beyond the paper (failure model)", "70_real_failures",
+               "Gaps between fault instants of StepFun, Titan and LANL-20 with censored fits "
+               "(exponential, Weibull, lognormal, gamma)"),
+    FigureSpec("failures_instant_sizes", "beyond the paper (failure model)", "70_real_failures",
+               "Faults per instant: simultaneous multi-node faults in the three datasets"),
+    FigureSpec("failures_node_dispersion", "beyond the paper (failure model)", "70_real_failures",
+               "Per-node fault counts against equal-rate Poisson nodes (over-dispersion)"),
+    FigureSpec("titan_gpu_survival", "beyond the paper (k = 0.78)", "70_real_failures",
+               "Kaplan–Meier survival of Titan GPU lifetimes (all, old, new) with censored Weibull "
+               "fits, against the paper's shape k = 0.78"),
+    FigureSpec("trace_ttt_vs_r", "Fig. 6 with real failures", "70_real_failures",
+               "TTT/T0 vs r at N=600: paper Weibull, StepFun block-bootstrap (contiguous and random "
+               "placement) and fitted failures; stars = optima"),
+    FigureSpec("trace_availability_vs_r", "Fig. 7 with real failures", "70_real_failures",
+               "Availability vs r at N=600 under the same four failure models"),
+    FigureSpec("mu_q_vs_domain_share", "beyond the paper (correlated failures)",
+               "75_correlated_failures",
+               "Failure events to wipe-out μ_q vs domain-event share q for ruler, consecutive, "
+               "domain-aware and random layouts (N=600/r=8/D=10, N=200/r=6/D=8): MC and theory"),
+    FigureSpec("cluster_ttt_vs_r_correlated", "Fig. 6 with failure domains", "75_correlated_failures",
+               "TTT/T0 vs r at N=600, D=10, q=0/0.05/0.2: SPARe+CKPT ruler vs domain-aware, Rep+CKPT "
+               "consecutive vs strided sets; stars = optima, dotted = Eq. 7 with μ_q"),
+    FigureSpec("r_star_vs_domain_share", "r* with failure domains", "75_correlated_failures",
+               "Optimal redundancy vs domain-event share at N=600, D=10: argmin of Eq. 7 with μ_q "
+               "and simulated optima, ruler vs domain-aware"),
     FigureSpec("explore_default", "Eqs. 2, 7 (capacity planning)", "90_explore",
                "Closed-form TTT/T0 and availability vs r of SPARe+CKPT, Rep+CKPT and CKPT-only "
                "at the default point (N=600, m=5 min, T_r=60 min, T_s=58.8 s); stars = `spare plan`'s r"),
+    FigureSpec("strategies_vs_stall", "beyond the paper (issue 13)", "80_strategies",
+               "TTT/T0 of SPARe+CKPT, Rep+CKPT, CKPT-only, SPARe+repair, elastic-drop and "
+               "elastic-rebalance vs the stall per reconfiguration (0.1 s to 10 min), N=100 and 600; "
+               "rejoin blocking (top) and non-blocking (bottom)"),
+    FigureSpec("strategies_vs_rejoin", "beyond the paper (issue 13)", "80_strategies",
+               "TTT/T0 of every strategy vs the rejoin time of a failed group (1 to 120 min)"),
+    FigureSpec("strategies_vs_mtbf", "beyond the paper (issue 13)", "80_strategies",
+               "TTT/T0 of every strategy vs the system MTBF (1 to 30 min)"),
+    FigureSpec("strategies_vs_microbatches", "beyond the paper (issue 13)", "80_strategies",
+               "TTT/T0 of elastic-rebalance vs micro-batches per shard b, against the other strategies"),
+    FigureSpec("strategies_calibration", "beyond the paper (issue 13)", "80_strategies",
+               "Effective training time: FT-HSDP (synchronous 44 %, elastic 80 %) and Llama 3 (> 90 %) "
+               "against the simulator under stated assumptions"),
+    FigureSpec("repair_theory_vs_sim", "beyond the paper (issue 13)", "80_strategies",
+               "Mean time between wipe-outs of SPARe+repair: birth-death chain vs simulation"),
 )
 
 README_START = "<!-- figures:start (generated by spare_lib.figures.update_readme; do not edit) -->"
