@@ -160,21 +160,23 @@ def _next_failure(w, t, clk, rng):  # pragma: no cover
 
 @njit(cache=True)
 def _kill(w, at, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s, died_epoch, epoch,
-          mem_lost):  # pragma: no cover
+          mem_lost, next_revive):  # pragma: no cover
     """A failure of live group w is noticed at time ``at``: it is dead until a restart (or its
-    rejoin), its clock renews, the method is told; returns the in-memory tier's lost flag
-    (group w and a peer both dead in this epoch)."""
+    rejoin), its clock renews, the method is told. Returns the in-memory tier's lost flag (group
+    w and a peer both dead in this epoch) and the next rejoin time of any group."""
     N = alive.shape[0]
     alive[w] = False
     nf[w] = _next_failure(w, at, clk, rng)
     hooks.notice(code, w, retry, ms)
     if revive.shape[0] > 0:
         revive[w] = at + rejoin_s
+        if revive[w] < next_revive:
+            next_revive = revive[w]
     if died_epoch.shape[0] > 0:
         mem_lost = mem_lost or died_epoch[(w + 1) % N] == epoch or \
             died_epoch[(w + N - 1) % N] == epoch
         died_epoch[w] = epoch
-    return mem_lost
+    return mem_lost, next_revive
 
 
 @njit(cache=True)
@@ -323,11 +325,9 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     patch_stacks += nst_done
                 for i_f in range(nfl):
                     w = fail_w[i_f]
-                    mem_lost = _kill(w, fail_t[i_f], retry, code, ms, alive, nf, clk, rng, revive,
-                                     rejoin_s, died_epoch, epoch, mem_lost)
+                    mem_lost, next_revive = _kill(w, fail_t[i_f], retry, code, ms, alive, nf, clk, rng,
+                        revive, rejoin_s, died_epoch, epoch, mem_lost, next_revive)
                     n_alive -= 1
-                    if rejoin_on and revive[w] < next_revive:
-                        next_revive = revive[w]
                     n_flag += 1
                     n_new += 1
             else:
@@ -378,11 +378,9 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                             if retry:
                                 patch_stacks += 1.0
                     if failed:
-                        mem_lost = _kill(w, tw, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s,
-                                         died_epoch, epoch, mem_lost)
+                        mem_lost, next_revive = _kill(w, tw, retry, code, ms, alive, nf, clk, rng, revive,
+                            rejoin_s, died_epoch, epoch, mem_lost, next_revive)
                         n_alive -= 1
-                        if rejoin_on and revive[w] < next_revive:
-                            next_revive = revive[w]
                         n_flag += 1
                         n_new += 1
                     elif nf[w] < min_nf:
@@ -394,11 +392,9 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     if min_nf > tbar:
                         break  # no live clock has run out: nobody to notice
                     if alive[w] and nf[w] <= tbar:
-                        mem_lost = _kill(w, tbar, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s,
-                                         died_epoch, epoch, mem_lost)
+                        mem_lost, next_revive = _kill(w, tbar, retry, code, ms, alive, nf, clk, rng, revive,
+                            rejoin_s, died_epoch, epoch, mem_lost, next_revive)
                         n_alive -= 1
-                        if rejoin_on and revive[w] < next_revive:
-                            next_revive = revive[w]
                         n_flag += 1
                         n_new += 1
             fails += n_new  # the checkpoint leader was counted when it was noticed
@@ -492,11 +488,9 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     if leader < 0:
                         break
                     if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
-                        mem_lost = _kill(leader, t, False, code, ms, alive, nf, clk, rng, revive, rejoin_s,
-                                         died_epoch, epoch, mem_lost)
+                        mem_lost, next_revive = _kill(leader, t, False, code, ms, alive, nf, clk, rng,
+                            revive, rejoin_s, died_epoch, epoch, mem_lost, next_revive)
                         n_alive -= 1
-                        if rejoin_on and revive[leader] < next_revive:
-                            next_revive = revive[leader]
                         fails += 1
                         fails_since += 1
                         ck_fail += 1
