@@ -36,8 +36,10 @@ def test_domain_size_below_one_is_rejected(D: int) -> None:
 
 
 def test_domain_size_above_n_is_rejected_by_simulate() -> None:
-    # ClusterConfig does not know N; simulate checks D <= N for every method.
-    cfg = h100_600k(20, steps=5, domain_size=21, domain_fault_share=0.1)
+    # ClusterConfig does not know N; h100_600k(N) and simulate check D <= N for every method.
+    with pytest.raises(ValueError, match=r"domain_size must be in \[1, N\] = \[1, 20\], got 21"):
+        h100_600k(20, steps=5, domain_size=21, domain_fault_share=0.1)
+    cfg = h100_600k(20, steps=5).with_(domain_size=21, domain_fault_share=0.1)
     for method, r in (("spare", 3), ("rep", 2)):
         with pytest.raises(ValueError, match=r"domain_size must be in \[1, N\] = \[1, 20\], got 21"):
             simulate(method, 20, r, 5, cfg, seed=0)
