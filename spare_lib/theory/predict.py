@@ -35,7 +35,7 @@ Example
 -------
 >>> from spare_lib.cluster import h100_600k          # any object with these attributes works
 >>> p = predict("spare", 200, 9, 15, h100_600k(200))
->>> 2.5 < p.ttt_over_t0 < 3.4 and 0.8 < p.availability < 0.92
+>>> bool(2.5 < p.ttt_over_t0 < 3.4 and 0.8 < p.availability < 0.92)
 True
 """
 

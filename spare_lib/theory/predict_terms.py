@@ -83,7 +83,7 @@ def expected_max_stack_sum(S: int, n: int, sigma: float, lo: float = 0.1) -> flo
 
     Examples
     --------
-    >>> round(expected_max_stack_sum(1, 200, 0.05), 4)   # the +14 % barrier per stack at N=200
+    >>> round(float(expected_max_stack_sum(1, 200, 0.05)), 4)   # +14 % per stack at N=200
     1.1373
     """
     if S < 1 or n < 1:
