@@ -456,7 +456,8 @@ def test_simulate_takes_domains_layout_and_rep_placement():
 
 def test_layout_choices_match_the_planner():
     from spare_lib.cli import common
-    from spare_lib.cluster.planning import LAYOUTS, REP_PLACEMENTS
+    from spare_lib.cluster.planning import REP_PLACEMENTS
+    from spare_lib.cluster.planning_layouts import LAYOUTS
 
     assert common.LAYOUTS == LAYOUTS and common.REP_PLACEMENTS == REP_PLACEMENTS
 

@@ -77,7 +77,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
             "domain_fault_share")}
         layout: Any = args.layout
         if args.method == "spare" and layout == "domain-aware":
-            from spare_lib.cluster.planning import spare_layout
+            from spare_lib.cluster.planning_layouts import spare_layout
 
             try:
                 layout = spare_layout(spec.N, r, layout, spec.domain_size)

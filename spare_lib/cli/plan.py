@@ -209,7 +209,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         spec = spec_from_args(args)
         closed = plan(spec, model=args.model, layout=args.layout, rep_placement=args.rep_placement)
         if closed.skipped_r:
-            from spare_lib.cluster.planning import r_ranges
+            from spare_lib.cluster.planning_layouts import r_ranges
 
             print(f"spare: warning: --layout domain-aware does not exist for SPARe r = "
                   f"{r_ranges(closed.skipped_r)} at N = {spec.N} with --domain-size "

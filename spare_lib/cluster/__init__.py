@@ -37,9 +37,9 @@ from spare_lib.cluster.planning import (
     Plan,
     closed_form_point,
     cluster_spec,
-    explore_summary,
     plan,
 )
+from spare_lib.cluster.planning_results import explore_summary
 from spare_lib.cluster.planning_sim import (
     SimulatedPlan,
     candidate_rs,

@@ -334,3 +334,20 @@ def _ranges(rs: Sequence[int]) -> str:
     return ", ".join(out)
 
 
+def explore_summary(closed: Plan, r: int | None = None) -> str:
+    """A few lines for the explorer: the recommendation and, optionally, the selected SPARe r."""
+    c = closed.cluster
+    lines = [f"N = {c.N} groups, m = {c.system_mtbf_s / 60:.2f} min, T_r = {c.restart_s / 60:.1f} "
+             f"min, T_s = {c.checkpoint_s:.1f} s, step = {c.step_s:.1f} s"]
+    for p in (closed.spare, closed.rep, closed.ckpt):
+        lines.append(f"{p.label:<10}  r* = {p.r:<2}  T_c* = {p.checkpoint_period_s:7.0f} s "
+                     f"({p.checkpoint_steps} steps)  A* = {100 * p.availability:5.1f} %  "
+                     f"TTT/T0 = {p.ttt_over_t0:.3f}")
+    lines.append(f"gain of SPARe+CKPT over Rep+CKPT: {100 * closed.gain_vs_rep:.1f} % "
+                 "(closed form)")
+    if r is not None:
+        p = closed.point("spare", r)
+        lines.append(f"selected SPARe r = {r}: T_c* = {p.checkpoint_period_s:.0f} s "
+                     f"({p.checkpoint_steps} steps), A* = {100 * p.availability:.1f} %, "
+                     f"TTT/T0 = {p.ttt_over_t0:.3f}")
+    return "\n".join(lines)

@@ -35,9 +35,8 @@ from spare_lib.cluster.planning import (
     ClusterSpec,
     Plan,
     plan,
-    r_ranges,
-    spare_layout,
 )
+from spare_lib.cluster.planning_layouts import r_ranges, spare_layout
 from spare_lib.cluster.planning_results import (
     SimulatedChoice,
     SimulatedPlan,

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from spare_lib import theory as th
-from spare_lib.cluster import paper_checkpoint_interval, planning, planning_sim, verdict
+from spare_lib.cluster import paper_checkpoint_interval, planning, planning_results, planning_sim, verdict
 from spare_lib.figures.cluster import make_explore_figure
 from spare_lib.stacking.layout import max_ruler_r
 
@@ -430,5 +430,5 @@ def test_explore_figure_and_summary(paper_plans):
                            [q.ttt_over_t0 for q in p.curve if q.method == "spare"])
     finally:
         plt.close(fig)
-    text = planning.explore_summary(p, r=12)
+    text = planning_results.explore_summary(p, r=12)
     assert "SPARe+CKPT  r* = 8" in text and "selected SPARe r = 12" in text

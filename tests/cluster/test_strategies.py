@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sim_oracle import oracle
 
 from spare_lib.cluster import ClusterConfig, h100_600k, simulate
-from spare_lib.cluster.simulate import domain_events
+from spare_lib.cluster.clocks import domain_events
 from spare_lib.theory import c_lower
 
 NO_FAIL = np.empty((0, 2))
