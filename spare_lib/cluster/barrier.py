@@ -322,6 +322,24 @@ def _poll(alive, nf, tbar, fail_w, fail_t, nfail, cand, nc, n0):  # pragma: no c
 
 
 @njit(cache=True)
+def _poll_all(alive, nf, tbar, fail_w, fail_t, nfail):  # pragma: no cover
+    """All-reduce poll of every live group not already in fail_w[:nfail]."""
+    n1 = nfail
+    for w in range(alive.shape[0]):
+        if alive[w] and nf[w] <= tbar:
+            seen = False
+            for j in range(n1):
+                if fail_w[j] == w:
+                    seen = True
+                    break
+            if not seen:
+                fail_w[nfail] = w
+                fail_t[nfail] = tbar
+                nfail += 1
+    return nfail
+
+
+@njit(cache=True)
 def barrier_step(t, nst, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t,
                  cand):  # pragma: no cover - compiled
     """One attempt's compute phase, barrier and all-reduce poll, every live group computing
@@ -411,7 +429,6 @@ def barrier_step_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, 
                 fail_w[nfail] = w
                 fail_t[nfail] = t
                 nfail += 1
-    n0 = nfail
     tbar = t
     stacks = 0
     for k in range(1, kmax + 1):
@@ -423,20 +440,7 @@ def barrier_step_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, 
         stacks += st
         if emax > tbar:
             tbar = emax
-    # all-reduce poll of every live group not yet failed (O(N) compare)
-    n1 = nfail
-    for w in range(N):
-        if alive[w] and nf[w] <= tbar:
-            seen = False
-            for j in range(n1):
-                if fail_w[j] == w:
-                    seen = True
-                    break
-            if not seen:
-                fail_w[nfail] = w
-                fail_t[nfail] = tbar
-                nfail += 1
-    _ = n0
+    nfail = _poll_all(alive, nf, tbar, fail_w, fail_t, nfail)  # O(N) compare
     return tbar, nfail, stacks
 
 
@@ -460,19 +464,7 @@ def barrier_direct_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w
             nfail += 1
         if tw > tbar:
             tbar = tw
-    n1 = nfail
-    for w in range(N):
-        if alive[w] and nf[w] <= tbar:
-            seen = False
-            for j in range(n1):
-                if fail_w[j] == w:
-                    seen = True
-                    break
-            if not seen:
-                fail_w[nfail] = w
-                fail_t[nfail] = tbar
-                nfail += 1
-    _ = cand
+    nfail = _poll_all(alive, nf, tbar, fail_w, fail_t, nfail)
     return tbar, nfail, stacks
 
 
