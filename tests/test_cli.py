@@ -77,7 +77,9 @@ def test_sweep_from_yaml_and_csv(tmp_path):
         (("sweep", "x.csv", "--backend", "mpi"), "--backend"),
         (("figures", "--only", "no_such_notebook"), "--only"),
         (("frobnicate",), "invalid choice"),
-        (("plan", "--gpus", "600000", "--gpus-per-group", "7"), "--gpus-per-group must divide"),
+        (("plan", "--gpus", "600000", "--gpus-per-group", "300001"), "--gpus-per-group must be in"),
+        (("plan", "--allreduce", "butterfly"), "--allreduce"),
+        (("plan", "--model-bytes", "0"), "--model-bytes"),
         (("plan", "--gpus-per-group", "400000"), "--gpus-per-group"),
         (("plan", "--gpus", "-5"), "--gpus"),
         (("plan", "--restart-min", "-1"), "--restart-min"),
@@ -106,7 +108,7 @@ PAPER_600 = ("--gpus", "600000", "--gpus-per-group", "1000", "--system-mtbf-min"
 
 
 def test_plan_table_closed_form():
-    p = run("plan", *PAPER_600)
+    p = run("plan", *PAPER_600, "--model", "finite")
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert "N = 600 groups" in out and "compute 64 s + all-reduce T_a 6 s" in out
@@ -117,6 +119,25 @@ def test_plan_table_closed_form():
     assert rows["SPARe+CKPT"][1] == "8" and rows["Rep+CKPT"][1] == "2" and rows["CKPT-only"][1] == "1"
     assert "r* = 10" in out  # the paper's own formulas
     assert out.rstrip().splitlines()[-2].startswith("Verdict: SPARe+CKPT")  # then the closed-form hint
+
+
+def test_plan_default_is_the_predictive_model():
+    """Issue 17: ``spare plan`` uses theory.predict by default; r and C are its argmins (Rep
+    triplets at the paper's N = 600, as the simulator finds, where the closed form says pairs)."""
+    p = run("plan", *PAPER_600, "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    assert d["model"] == "predict" and d["spare"]["r"] == 8 and d["rep"]["r"] == 3
+    assert d["verdict"]["source"] == "model" and d["best"]["method"] == "spare"
+    from spare_lib.cluster.planning import cluster_spec
+    from spare_lib.theory.predict_grid import optimise_checkpoint
+
+    spec = cluster_spec(600_000, 1000, system_mtbf_min=5, step_s=70, checkpoint_s=58.8,
+                        allreduce="ring")
+    C, pr = optimise_checkpoint("rep", 600, 3, spec.cluster_config())
+    assert d["rep"]["checkpoint_steps"] == C and abs(d["rep"]["ttt_over_t0"] - pr.ttt_over_t0) < 1e-9
+    text = run("plan", *PAPER_600).stdout
+    assert "Predictive model, model 'predict'" in text and "Best (model):" in text
 
 
 def test_plan_json_gpu_mtbf_and_paper_model():
@@ -140,8 +161,8 @@ def test_plan_simulate_acceptance_n600():
     d = json.loads(p.stdout)
     assert 8 <= d["spare"]["r"] <= 10 and d["rep"]["r"] == 3
     assert 0.40 <= d["gain_vs_rep"] <= 0.50
-    # the closed form picks Rep pairs; the output must say that the simulation differs
-    assert d["rep"]["closed_form_r"] == 2 and "DIFFERS by +1" in d["rep"]["summary"]
+    # the predictive model (the default) picks Rep triplets as the simulation does, and says so
+    assert d["rep"]["closed_form_r"] == 3 and "model r = 3: same" in d["rep"]["summary"]
     # then the checkpoint interval is searched at the best r: 0.5, 0.75, 1, 1.5, 2 x C0
     for m in ("spare", "rep"):
         assert len(d[m]["checkpoint_candidates"]) == 5
@@ -154,7 +175,7 @@ def test_plan_simulate_acceptance_n600():
 
 def test_plan_simulate_table_says_how_far_from_closed_form():
     p = run("plan", "--gpus", "600000", "--gpus-per-group", "3000", "--step-s", "66",
-            "--simulate", "2", "--steps", "200", "--workers", "1")
+            "--simulate", "2", "--steps", "200", "--workers", "1", "--model", "finite")
     assert p.returncode == 0, p.stderr
     assert "Per method, simulation against closed form:" in p.stdout
     assert "Rep+CKPT: simulated r = " in p.stdout and "closed form r = 2" in p.stdout
@@ -190,7 +211,7 @@ def test_readme_plan_output_is_what_the_command_prints():
 # ------------------------------------------------------------------ issue 12: a planner users can trust
 
 LLAMA = ("--gpus", "16384", "--gpus-per-group", "128", "--gpu-mtbf-hours", "49152", "--restart-min",
-         "20", "--checkpoint-s", "30", "--step-s", "10")
+         "20", "--checkpoint-s", "30", "--step-s", "10", "--allreduce", "preset")
 
 
 def _strict_json(text: str) -> dict:
@@ -265,7 +286,8 @@ def test_too_few_restarts_are_flagged_with_a_steps_hint():
 
 def test_large_n_closed_form_is_quick_and_says_how():
     """N = 1e5 closed form (timed in benchmarks/bench_plan_large_n.py; here: it answers)."""
-    p = run("plan", "--gpus", "100000000", "--gpus-per-group", "1000", timeout=60)
+    p = run("plan", "--gpus", "100000000", "--gpus-per-group", "1000", "--model", "finite",
+            timeout=60)
     assert p.returncode == 0, p.stderr
     assert "N = 100000 groups" in p.stdout and "N > 2048: r = 2 uses the float closed form" in p.stdout
     assert p.stdout.rstrip().splitlines()[-2].startswith("Verdict: ")
@@ -460,6 +482,15 @@ def test_layout_choices_match_the_planner():
     from spare_lib.cluster.planning_layouts import LAYOUTS
 
     assert common.LAYOUTS == LAYOUTS and common.REP_PLACEMENTS == REP_PLACEMENTS
+
+
+def test_cli_cluster_defaults_match_the_library():
+    from spare_lib.cli import common
+    from spare_lib.cluster.config import GPU_MTBF_S
+    from spare_lib.cluster.planning import ALLREDUCE_CHOICES
+
+    assert common.ALLREDUCE_CHOICES == ALLREDUCE_CHOICES
+    assert common.DEFAULT_GPU_MTBF_HOURS * 3600 == GPU_MTBF_S
 
 
 @pytest.mark.parametrize(

@@ -32,7 +32,7 @@ def add_simulate_parser(sub: Any) -> None:
         description="One discrete-event training run (all SimResult fields; --json for scripts). "
                     "The cluster flags are those of `spare plan`; the defaults are the paper's "
                     "600k-H100 preset at N = 600.")
-    add_cluster_args(s, n_flag=True)
+    add_cluster_args(s, n_flag=True, allreduce="preset")
     s.add_argument("--method", choices=("spare", "rep", "ckpt"), default="spare")
     s.add_argument("--r", type=positive_int("--r"), default=None,
                    help="redundancy (default 8; CKPT-only: 1, the only value)")

@@ -19,6 +19,10 @@ LAYOUTS, REP_PLACEMENTS = ("ruler", "domain-aware", "consecutive"), ("consecutiv
 
 #: Default cluster of every command: the paper's N = 600 configuration of the 600k-H100 cluster.
 DEFAULT_GPUS, DEFAULT_GPUS_PER_GROUP = 600_000, 1000
+#: Default per-GPU MTBF, hours: ``cluster.config.GPU_MTBF_S`` / 3600 (m = 5 min at 600k GPUs).
+DEFAULT_GPU_MTBF_HOURS = 600_000 * 300.0 / 3600.0
+#: ``planning.ALLREDUCE_CHOICES``, repeated for the same reason (a test checks they agree).
+ALLREDUCE_CHOICES = ("preset", "ring", "rabenseifner", "tree")
 
 
 class CliError(ValueError):
@@ -109,12 +113,16 @@ def steps_arg(text: str) -> int | str:
     return positive_int("--steps")(text)
 
 
-def add_cluster_args(p: argparse.ArgumentParser, *, n_flag: bool = False) -> None:
+def add_cluster_args(p: argparse.ArgumentParser, *, n_flag: bool = False,
+                     allreduce: str = "ring") -> None:
     """The cluster flags, the same for every command (``plan``, ``simulate``).
 
     --gpus, --gpus-per-group (or --N with ``n_flag``), --system-mtbf-min | --gpu-mtbf-hours,
-    --restart-min, --checkpoint-s, --step-s, --allreduce-s, --weibull-shape, --failure-dist,
-    --domain-size, --domain-fault-share. Read back with :func:`spec_from_args`.
+    --restart-min, --checkpoint-s, --step-s, --allreduce-s | --allreduce, --model-bytes,
+    --weibull-shape, --failure-dist, --domain-size, --domain-fault-share. Read back with
+    :func:`spec_from_args`. ``allreduce`` is the default of --allreduce: 'ring' for the planner
+    (any cluster size), 'preset' for ``spare simulate`` (the paper's N/100 s, so its default
+    runs are the paper's).
     """
     g = p.add_argument_group("cluster (defaults: the paper's 600k-H100 cluster at N = 600)")
     g.add_argument("--gpus", type=positive_int("--gpus", lo=2), default=DEFAULT_GPUS,
@@ -128,9 +136,10 @@ def add_cluster_args(p: argparse.ArgumentParser, *, n_flag: bool = False) -> Non
                           help="data-parallel groups instead of --gpus-per-group (must divide --gpus)")
     mt = g.add_mutually_exclusive_group()
     mt.add_argument("--system-mtbf-min", type=finite_float("--system-mtbf-min"), default=None,
-                    help="system MTBF m in minutes (default 5)")
+                    help="system MTBF m in minutes (default: from --gpu-mtbf-hours)")
     mt.add_argument("--gpu-mtbf-hours", type=finite_float("--gpu-mtbf-hours"), default=None,
-                    help="per-GPU MTBF in hours; m = gpu-mtbf-hours / gpus")
+                    help=f"per-GPU MTBF in hours; m = gpu-mtbf-hours / working GPUs (default "
+                         f"{DEFAULT_GPU_MTBF_HOURS:g}: m = 5 min at 600k GPUs, scaling as 1/GPUs)")
     g.add_argument("--restart-min", type=finite_float("--restart-min", allow_zero=True), default=60.0,
                    help="global restart time T_r in minutes (default 60)")
     g.add_argument("--checkpoint-s", type=finite_float("--checkpoint-s"), default=2e13 / 340e9,
@@ -138,7 +147,15 @@ def add_cluster_args(p: argparse.ArgumentParser, *, n_flag: bool = False) -> Non
     g.add_argument("--step-s", type=finite_float("--step-s"), default=None,
                    help="failure-free step time = compute per stack + T_a, seconds (default 64 + T_a)")
     g.add_argument("--allreduce-s", type=finite_float("--allreduce-s", allow_zero=True), default=None,
-                   help="all-reduce time T_a in seconds (default N/100, the paper's preset)")
+                   help="all-reduce time T_a in seconds (default: from --allreduce)")
+    g.add_argument("--allreduce", choices=ALLREDUCE_CHOICES, default=allreduce,
+                   help="how T_a is derived: an alpha-beta all-reduce model among the N groups "
+                        "(ring: 1.993 / 5.999 / 10.005 s at the paper's N = 200 / 600 / 1000; "
+                        "rabenseifner; tree; docs/scale.md) or the paper's preset N/100 s "
+                        f"(default {allreduce})")
+    g.add_argument("--model-bytes", type=finite_float("--model-bytes"), default=2e13,
+                   help="gradient bytes all-reduced per step (default 2e13, the paper's 10T "
+                        "parameters in FP16)")
     g.add_argument("--weibull-shape", type=finite_float("--weibull-shape"), default=None,
                    help="Weibull shape k of the per-group failure law (default 0.78); simulation "
                         "only, the closed forms depend on the mean alone")
@@ -178,10 +195,14 @@ def spec_from_args(args: argparse.Namespace) -> Any:
         gpg = args.gpus // n
     if gpg is None:
         gpg = DEFAULT_GPUS_PER_GROUP
+    gpu_mtbf = args.gpu_mtbf_hours
+    if gpu_mtbf is None and args.system_mtbf_min is None:
+        gpu_mtbf = DEFAULT_GPU_MTBF_HOURS
     return cluster_spec(args.gpus, gpg, system_mtbf_min=args.system_mtbf_min,
-                        gpu_mtbf_hours=args.gpu_mtbf_hours, restart_min=args.restart_min,
+                        gpu_mtbf_hours=gpu_mtbf, restart_min=args.restart_min,
                         checkpoint_s=args.checkpoint_s, step_s=args.step_s,
-                        allreduce_s=args.allreduce_s,
+                        allreduce_s=args.allreduce_s, allreduce=args.allreduce,
+                        model_bytes=args.model_bytes,
                         weibull_shape=0.78 if args.weibull_shape is None else args.weibull_shape,
                         failure_dist=failure_dist, domain_size=args.domain_size,
                         domain_fault_share=args.domain_fault_share)
@@ -197,7 +218,8 @@ FLAG_NAMES = {"gpus_per_group": "--gpus-per-group", "gpus": "--gpus",
               "weibull_shape": "--weibull-shape", "failure_dist": "--failure-dist",
               "max_wall_t0": "--max-wall-t0", "min_restarts": "--min-restarts",
               "ckpt_steps": "--ckpt-steps", "domain_size": "--domain-size",
-              "domain_fault_share": "--domain-fault-share", "rep_placement": "--rep-placement"}
+              "domain_fault_share": "--domain-fault-share", "rep_placement": "--rep-placement",
+              "model_bytes": "--model-bytes", "allreduce": "--allreduce"}
 
 #: Python-only phrases of library errors -> what to type on the command line.
 _PHRASES = {"(or pass allow_overlap=True)": "(or use --layout consecutive)",

@@ -38,12 +38,15 @@ def add_plan_parser(sub: Any) -> None:
     pl = sub.add_parser(
         "plan", help="recommended method, r and checkpoint period for a cluster",
         description="Joint optimum of the redundancy r and the checkpoint period for SPARe+CKPT, "
-                    "Rep+CKPT and CKPT-only from the closed forms (Eqs. 2, 5, 7), ending with one "
+                    "Rep+CKPT and CKPT-only from the predictive time-to-train model (default) or "
+                    "the closed forms (Eqs. 2, 5, 7, --model), ending with one "
                     "verdict over every method; --simulate N also simulates every candidate N "
                     "times (common random numbers across candidates) and the verdict then comes "
                     "from the simulation, with 95 %% CIs. Defaults: the paper's N = 600 "
                     "configuration of the 600k-H100 cluster. --step-s is compute per stack + "
-                    "all-reduce T_a; T_a defaults to N/100 s as in the paper's preset. Any N >= 2 "
+                    "all-reduce T_a; T_a comes from a ring all-reduce model (--allreduce), m "
+                    "from a per-GPU MTBF (m = 5 min at 600k GPUs); N = floor(gpus / "
+                    "gpus-per-group), leftover GPUs stay idle. Any N >= 2 "
                     "works: SPARe's r runs up to the largest Golomb ruler that fits N, Rep's up "
                     "to N. Failure domains: --domain-size D groups, --domain-fault-share q of the "
                     "failure events kill a whole domain (SPARe's closed form then uses "
@@ -52,9 +55,12 @@ def add_plan_parser(sub: Any) -> None:
                     "by the log (--simulate N_TRIALS trials, default 5).")
     add_cluster_args(pl)
     add_layout_args(pl)
-    pl.add_argument("--model", choices=("finite", "paper"), default=None,
-                    help="SPARe closed form: finite (mu_finite, overhead_finite; default) or paper "
-                         "(mu Gamma form, Eq. 5)")
+    pl.add_argument("--model", choices=("predict", "finite", "paper"), default=None,
+                    help="fast model behind the plan: predict (default; theory.predict, the "
+                         "time-to-train model that agrees with the simulator, r and C its "
+                         "argmins), finite (closed forms, Eqs. 2 and 7 with mu_finite and "
+                         "overhead_finite) or paper (the paper's closed forms: mu Gamma form, "
+                         "Eq. 5)")
     pl.add_argument("--json", action="store_true", help="print strict JSON (null for missing values)")
     s = pl.add_argument_group("simulation (with --simulate)")
     s.add_argument("--simulate", type=positive_int("--simulate"), default=None, metavar="N_TRIALS",
@@ -93,6 +99,11 @@ def add_plan_parser(sub: Any) -> None:
     pl.set_defaults(func=cmd_plan)
 
 
+def _big(v: float) -> str:
+    """TTT/T0 with 3 decimals, or 4 significant digits past 1000 (a method that never finishes)."""
+    return f"{v:.3f}" if v < 1000 else f"{v:.4g}"
+
+
 def _fmt(v: float, nd: int = 3) -> str:
     return "n/a" if v != v else f"{v:.{nd}f}"
 
@@ -102,6 +113,8 @@ def _print_closed(closed: Any) -> None:
 
     c = closed.cluster
     extra = []
+    if c.idle_gpus:
+        extra.append(f"{c.idle_gpus:,} GPUs idle (gpus-per-group does not divide gpus)")
     if c.domain_size > 1 or c.domain_fault_share > 0:
         extra.append(f"failure domains of D = {c.domain_size} groups, q = {c.domain_fault_share:g} "
                      "of failure events are domain events")
@@ -112,11 +125,18 @@ def _print_closed(closed: Any) -> None:
           f"checkpoint T_s = {c.checkpoint_s:.3g} s; step = {c.step_s:.3g} s "
           f"(compute {c.compute_per_stack_s:.3g} s + all-reduce T_a {c.allreduce_s:.3g} s)"
           + "".join(f"; {x}" for x in extra))
-    print(f"\nClosed forms, model '{closed.model}': {closed.model_note};")
+    predict = closed.model == "predict"
+    what = "Predictive model" if predict else "Closed forms"
+    print(f"\n{what}, model '{closed.model}': {closed.model_note};")
     for note in closed.notes:
         print(f"  {note}")
-    print("  T_f = mu m, T_c* = T_s + sqrt(T_s^2 + 2 T_s (T_f + T_r)), A* = A(T_c*) (Eq. 2), "
-          "TTT/T0 = overhead / A* (Eq. 7)")
+    if predict:
+        print(f"  a run of {closed.steps:,} committed steps; mu = mean failures per restart cycle, "
+              "T_f = mean uptime per cycle, C = argmin of the model's TTT/T0 per r, T_c = C x "
+              "mean step (failure events included)")
+    else:
+        print("  T_f = mu m, T_c* = T_s + sqrt(T_s^2 + 2 T_s (T_f + T_r)), A* = A(T_c*) (Eq. 2), "
+              "TTT/T0 = overhead / A* (Eq. 7)")
     if c.N > EXACT_N_MAX and closed.model == "finite":
         print(f"  N > {EXACT_N_MAX}: r = 2 uses the float closed form of the exact count "
               "(Kaplansky) instead of big-integer sums; r >= 3 the Bethe form as always")
@@ -125,7 +145,7 @@ def _print_closed(closed: Any) -> None:
         rows.append({"method": p.label, "r": p.r, "mu": f"{p.mu:.1f}",
                      "T_f (h)": f"{p.restart_interval_s / 3600:.2f}", "overhead": f"{p.overhead:.3f}",
                      "T_c* (s)": f"{p.checkpoint_period_s:.0f}", "T_c* (steps)": p.checkpoint_steps,
-                     "A*": f"{100 * p.availability:.1f}%", "TTT/T0": f"{p.ttt_over_t0:.3f}"})
+                     "A*": f"{100 * p.availability:.1f}%", "TTT/T0": _big(p.ttt_over_t0)})
     print_table(rows, list(rows[0]))
     print(f"Paper's formulas (mu Gamma form, Eq. 5) over r = 2..{closed.r_max}: r* = "
           f"{closed.r_star_paper}; floor(log2 N + 0.833) = {closed.r_star_log2}: "
@@ -142,6 +162,7 @@ def _print_simulated(sp: Any) -> None:
           f"every candidate r with checkpoints every T_c* steps (search 'r'), {search}; "
           f"{crn}, seed {sp.seed}; runs capped at {sp.max_wall_t0:g} T0; {sp.elapsed_s:.0f} s):")
     rows = []
+    short = "model" if sp.closed.model == "predict" else "closed"
     for q in sp.points:
         unfinished = q.trials - q.completed
         mean = (_fmt(q.ttt_mean) if not unfinished
@@ -150,10 +171,10 @@ def _print_simulated(sp: Any) -> None:
                      "C (steps)": q.checkpoint_steps, "TTT/T0 mean": mean, "sd": _fmt(q.ttt_std),
                      "restarts": f"{q.restarts_mean:.1f}",
                      "A mean": f"{100 * q.availability_mean:.1f}%",
-                     "closed TTT/T0": _fmt(q.closed_form_ttt),
-                     "closed A*": f"{100 * q.closed_form_availability:.1f}%"})
+                     f"{short} TTT/T0": _big(q.closed_form_ttt),
+                     f"{short} A*": f"{100 * q.closed_form_availability:.1f}%"})
     print_table(rows, list(rows[0]))
-    print("\nPer method, simulation against closed form:")
+    print(f"\nPer method, simulation against {sp.closed.source}:")
     for ch in (sp.spare, sp.rep, sp.ckpt):
         if ch.candidates:
             print("  " + ch.describe())
@@ -167,7 +188,7 @@ def print_verdicts(closed_v: Any, sim_v: Any = None, disagreements: tuple[str, .
     print()
     if sim_v is None:
         print("\n".join(closed_v.lines()))
-        print("(closed form only: --simulate N_TRIALS checks it with the simulator)")
+        print(f"({closed_v.source} only: --simulate N_TRIALS checks it with the simulator)")
         return
     if disagreements:
         print("Closed form and simulation disagree: " + "; ".join(disagreements) + ". Both verdicts:")
@@ -180,12 +201,18 @@ def _closed_verdict(closed: Any) -> Any:
     from spare_lib.cluster.verdict import Contender, verdict
 
     return verdict([Contender(p.method, p.r, p.checkpoint_steps, p.ttt_over_t0)
-                    for p in (closed.spare, closed.rep, closed.ckpt)], "closed form")
+                    for p in (closed.spare, closed.rep, closed.ckpt)], closed.source)
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
     """Run ``spare plan``."""
-    from spare_lib.cluster.planning import CKPT_FACTORS, MAX_WALL_T0, SPARE_WINDOW, plan
+    from spare_lib.cluster.planning import (
+        CKPT_FACTORS,
+        MAX_WALL_T0,
+        PLAN_STEPS,
+        SPARE_WINDOW,
+        plan,
+    )
     from spare_lib.cluster.planning_sim import MIN_RESTARTS, plan_simulated
 
     check_failures_flags(args)
@@ -194,7 +221,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         return cmd_plan_failures(args)
     if args.strategies is not None:
         return cmd_plan_strategies(args)
-    args.model = args.model or "finite"
+    args.model = args.model or "predict"
     if not args.simulate:
         given = [n for n in _SIM_ONLY if getattr(args, n) not in (None, False)]
         if given:
@@ -207,7 +234,9 @@ def cmd_plan(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         spec = spec_from_args(args)
-        closed = plan(spec, model=args.model, layout=args.layout, rep_placement=args.rep_placement)
+        plan_steps = args.steps if isinstance(args.steps, int) else PLAN_STEPS
+        closed = plan(spec, model=args.model, layout=args.layout, rep_placement=args.rep_placement,
+                      steps=plan_steps)
         if closed.skipped_r:
             from spare_lib.cluster.planning_layouts import r_ranges
 

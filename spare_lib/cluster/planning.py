@@ -50,9 +50,12 @@ import numpy as np
 from spare_lib import theory as th
 from spare_lib._util.validate import check_int, check_positive, check_probability
 from spare_lib.cluster.config import (
+    ALLREDUCE_ALGORITHMS,
+    CHECKPOINT_BYTES,
     FAILURE_DISTRIBUTIONS,
     ClusterConfig,
     allreduce_600k_s,
+    allreduce_time_s,
     analytic_checkpoint_interval,
 )
 from spare_lib.cluster.planning_layouts import (
@@ -69,6 +72,10 @@ METHODS = ("spare", "rep", "ckpt")
 REP_PLACEMENTS = ("consecutive", "strided")
 
 
+#: How :func:`cluster_spec` derives T_a: the 600k-H100 preset N/100 s or an all-reduce model.
+ALLREDUCE_CHOICES = ("preset", *ALLREDUCE_ALGORITHMS)
+
+
 LABELS = {"spare": "SPARe+CKPT", "rep": "Rep+CKPT", "ckpt": "CKPT-only"}
 #: Closed-form models of SPARe's μ and S̄: name -> (mu_model, overhead_model, description).
 MODELS: dict[str, tuple[str, str, str]] = {
@@ -78,7 +85,16 @@ MODELS: dict[str, tuple[str, str, str]] = {
     "paper": ("closed", "eq5",
               "mu = theory.mu_closed, Gamma(1+1/r) N^(1-1/r) (the paper's), "
               "S-bar = theory.overhead_mean (Eq. 5)"),
+    "predict": ("predict", "predict",
+                "theory.predict, the semi-analytic time-to-train model (barrier over N jittered "
+                "groups, restart windows, renewed Weibull clocks, rework, failure events with "
+                "patch compute; docs/predictive_model.md); C per r is the model's argmin "
+                "(theory.predict_grid.optimise_checkpoint)"),
 }
+#: Models :func:`predict` covers: the others are closed forms (Eqs. 2, 5, 7).
+PREDICT_LAYOUTS = ("ruler", "consecutive")
+#: Run length (committed steps) the predictive model plans for unless told otherwise.
+PLAN_STEPS = 10_000
 
 
 #: Default wall-clock cap of one simulated run, in units of T0 (CKPT-only may never finish).
@@ -118,7 +134,8 @@ class ClusterSpec:
     gpus : int
         GPUs of the cluster.
     gpus_per_group : int
-        GPUs M of one data-parallel group (one model replica); N = gpus / M.
+        GPUs M of one data-parallel group (one model replica); N = ⌊gpus / M⌋ groups, the
+        leftover GPUs (:attr:`idle_gpus`) stay idle.
     system_mtbf_s : float
         System MTBF m of the whole cluster.
     restart_s : float
@@ -157,9 +174,6 @@ class ClusterSpec:
     def __post_init__(self) -> None:
         gpus = check_int("gpus", self.gpus, lo=2)
         m = check_int("gpus_per_group", self.gpus_per_group, lo=1, hi=gpus // 2)
-        if gpus % m:
-            raise ValueError(f"gpus_per_group must divide gpus = {gpus} (N = gpus / gpus_per_group "
-                             f"groups), got {m}")
         check_positive("system_mtbf_s", self.system_mtbf_s)
         check_positive("restart_s", self.restart_s, allow_zero=True)
         check_positive("checkpoint_s", self.checkpoint_s)
@@ -186,8 +200,13 @@ class ClusterSpec:
 
     @property
     def N(self) -> int:
-        """Data-parallel groups N = gpus / gpus_per_group."""
+        """Data-parallel groups N = ⌊gpus / gpus_per_group⌋ (:func:`~spare_lib.cluster.cluster_groups`)."""
         return self.gpus // self.gpus_per_group
+
+    @property
+    def idle_gpus(self) -> int:
+        """GPUs left over when ``gpus_per_group`` does not divide ``gpus`` (they stay idle)."""
+        return self.gpus - self.N * self.gpus_per_group
 
     @property
     def compute_per_stack_s(self) -> float:
@@ -216,7 +235,8 @@ class ClusterSpec:
 def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | None = None,
                  gpu_mtbf_hours: float | None = None, restart_min: float = 60.0,
                  checkpoint_s: float = th.T_S_PAPER, step_s: float | None = None,
-                 allreduce_s: float | None = None, weibull_shape: float = 0.78,
+                 allreduce_s: float | None = None, allreduce: str = "preset",
+                 model_bytes: float = CHECKPOINT_BYTES, weibull_shape: float = 0.78,
                  failure_dist: str = "weibull", domain_size: int = 1,
                  domain_fault_share: float = 0.0) -> ClusterSpec:
     """Describe a cluster in the units engineers quote; defaults are the paper's 600k-H100 case.
@@ -226,11 +246,14 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
     gpus : int
         GPUs of the cluster, ≥ 2.
     gpus_per_group : int
-        GPUs per data-parallel group; must divide ``gpus`` and leave N ≥ 2 groups.
+        GPUs per data-parallel group, in [1, gpus/2] (N ≥ 2 groups). N = ⌊gpus / M⌋; when M
+        does not divide ``gpus`` the leftover GPUs stay idle (:attr:`ClusterSpec.idle_gpus`).
     system_mtbf_min : float or None
         System MTBF m in minutes (> 0). Give this or ``gpu_mtbf_hours``; neither: 5 min.
     gpu_mtbf_hours : float or None
-        Per-GPU MTBF in hours (> 0); m = gpu_mtbf_hours · 3600 / gpus seconds.
+        Per-GPU MTBF in hours (> 0); m = gpu_mtbf_hours · 3600 / (N·M) seconds over the N·M
+        working GPUs (a failure kills its group; idle GPUs do not count). 50,000 h
+        (:data:`~spare_lib.cluster.config.GPU_MTBF_S`) gives the paper's m = 5 min at 600k GPUs.
     restart_min : float
         Global restart time T_r in minutes (≥ 0).
     checkpoint_s : float
@@ -238,8 +261,15 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
     step_s : float or None
         Failure-free step time (compute per stack + T_a) in seconds; None: 64 s + T_a.
     allreduce_s : float or None
-        All-reduce time T_a in seconds, in [0, step_s); None: N/100 s as the 600k-H100 preset
-        (2 / 6 / 10 s at N = 200 / 600 / 1000).
+        All-reduce time T_a in seconds, in [0, step_s); None: from ``allreduce``.
+    allreduce : {'preset', 'ring', 'rabenseifner', 'tree'}
+        How T_a is derived when ``allreduce_s`` is None: 'preset' is the 600k-H100 preset's
+        N/100 s (2 / 6 / 10 s at N = 200 / 600 / 1000; meaningless far from 600k GPUs); the
+        others are the α–β all-reduce models of :func:`~spare_lib.cluster.allreduce_time_s`
+        among N groups of ``model_bytes`` / M bytes per GPU (the ring gives 1.993 / 5.999 /
+        10.005 s at the paper's N; docs/scale.md).
+    model_bytes : float
+        Gradient bytes all-reduced per step (> 0; the paper's 2e13, 10T parameters in FP16).
     weibull_shape : float
         Weibull shape k (> 0; the paper's 0.78); used by the simulation only.
     failure_dist : {'weibull', 'exponential'}
@@ -253,27 +283,35 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
     >>> s = cluster_spec(600_000, 3000, system_mtbf_min=5, step_s=66)
     >>> s.N, s.allreduce_s, s.compute_per_stack_s
     (200, 2.0, 64.0)
+    >>> b = cluster_spec(1_000_000, 128, gpu_mtbf_hours=50_000, allreduce="ring")
+    >>> b.N, b.idle_gpus, round(b.system_mtbf_s), round(b.allreduce_s, 1)
+    (7812, 64, 180, 47.0)
     """
     gpus = check_int("gpus", gpus, lo=2)
     gpg = check_int("gpus_per_group", gpus_per_group, lo=1, hi=gpus // 2)
-    if gpus % gpg:
-        raise ValueError(f"gpus_per_group must divide gpus = {gpus} (N = gpus / gpus_per_group "
-                         f"groups), got {gpg}")
     N = gpus // gpg
     if system_mtbf_min is not None and gpu_mtbf_hours is not None:
         raise ValueError("give system_mtbf_min or gpu_mtbf_hours, not both")
     if gpu_mtbf_hours is not None:
-        m = check_positive("gpu_mtbf_hours", gpu_mtbf_hours) * 3600.0 / gpus
+        m = check_positive("gpu_mtbf_hours", gpu_mtbf_hours) * 3600.0 / (N * gpg)
     else:
         m = 60.0 * check_positive("system_mtbf_min",
                                   5.0 if system_mtbf_min is None else system_mtbf_min)
-    ta = allreduce_600k_s(N) if allreduce_s is None else check_positive(
-        "allreduce_s", allreduce_s, allow_zero=True)
+    if allreduce not in ALLREDUCE_CHOICES:
+        raise ValueError(f"allreduce must be one of {ALLREDUCE_CHOICES}, got {allreduce!r}")
+    model_bytes = check_positive("model_bytes", model_bytes)
+    if allreduce_s is not None:
+        ta = check_positive("allreduce_s", allreduce_s, allow_zero=True)
+    elif allreduce == "preset":
+        ta = allreduce_600k_s(N)
+    else:
+        ta = allreduce_time_s(N, model_bytes / gpg, allreduce)
     if step_s is None:
         step_s = 64.0 + ta
     step_s = check_positive("step_s", step_s)
     if allreduce_s is None and ta >= step_s:
-        raise ValueError(f"step_s must exceed the default all-reduce time T_a = N/100 = {ta:g} s; "
+        what = "N/100" if allreduce == "preset" else f"the {allreduce} all-reduce model"
+        raise ValueError(f"step_s must exceed the default all-reduce time T_a = {what} = {ta:g} s; "
                          f"got {step_s:g} (give allreduce_s explicitly)")
     return ClusterSpec(gpus=gpus, gpus_per_group=gpg, system_mtbf_s=m,
                        restart_s=60.0 * check_positive("restart_min", restart_min, allow_zero=True),
@@ -332,7 +370,8 @@ class Plan:
     ----------
     cluster : ClusterSpec
     model : str
-        'finite' or 'paper' (see :data:`MODELS`); ``model_note`` says which functions were used.
+        'finite', 'paper' or 'predict' (see :data:`MODELS`); ``model_note`` says which
+        functions were used.
     spare, rep, ckpt : ClosedFormPoint
         The optimum of each method.
     curve : tuple of ClosedFormPoint
@@ -354,6 +393,8 @@ class Plan:
         SPARe r in 2..r_max left off the curve because the domain-aware layout does not exist.
     notes : tuple of str
         What the closed forms assume about failure domains and the layout (printed by the CLI).
+    steps : int
+        Committed steps planned for (the predictive model depends on the run length).
     """
 
     cluster: ClusterSpec
@@ -373,6 +414,7 @@ class Plan:
     rep_placement: str = "consecutive"
     skipped_r: tuple[int, ...] = ()
     notes: tuple[str, ...] = ()
+    steps: int = PLAN_STEPS
 
     def point(self, method: str, r: int) -> ClosedFormPoint:
         """The candidate (method, r) of :attr:`curve`, or a Rep r ≤ N evaluated on demand;
@@ -381,10 +423,26 @@ class Plan:
             if p.method == method and p.r == r:
                 return p
         if method == "rep" and isinstance(r, int) and 2 <= r <= self.cluster.N:
-            return closed_form_point(self.cluster, "rep", r, self.model)
+            return closed_form_point(self.cluster, "rep", r, self.model, steps=self.steps)
         raise ValueError(f"(method, r) must be a candidate of this plan, got ({method!r}, {r}); "
                          f"r must be in [2, {self.r_max}] for spare, [2, {self.cluster.N}] for rep, "
                          "1 for ckpt")
+
+    def at_interval(self, method: str, r: int, C: int) -> tuple[float, float]:
+        """(TTT/T0, availability) of (method, r) checkpointing every C steps: the predictive
+        model evaluated at C with ``model='predict'``; the closed forms' optimum otherwise (their
+        Eq. 7 value is quoted at T_c*)."""
+        p = self.point(method, r)
+        if self.model != "predict" or int(C) == p.checkpoint_steps:
+            return p.ttt_over_t0, p.availability
+        q = _predict_at(self.cluster, method, int(r), self.layout if method == "spare"
+                        else "ruler", self.steps, int(C))
+        return q.ttt_over_t0, q.availability
+
+    @property
+    def source(self) -> str:
+        """How the plan's numbers are named in messages: 'model' (predict) or 'closed form'."""
+        return "model" if self.model == "predict" else "closed form"
 
     @property
     def best(self) -> ClosedFormPoint:
@@ -446,7 +504,7 @@ def _spare_mu_overhead(N: int, r: int, model: str) -> tuple[float, float]:
 
 
 def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "finite",
-                      layout: str = "ruler") -> ClosedFormPoint:
+                      layout: str = "ruler", steps: int = PLAN_STEPS) -> ClosedFormPoint:
     """Closed-form TTT/T0, availability and checkpoint period of one (method, r).
 
     Parameters
@@ -457,8 +515,11 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
         SPARe+CKPT, Rep+CKPT or CKPT-only.
     r : int
         SPARe: 1 ≤ r ≤ ``max_ruler_r(N)`` (ruler layout); Rep: 1 ≤ r ≤ N; CKPT-only: 1.
-    model : {'finite', 'paper'}
-        SPARe's μ and S̄ (see :data:`MODELS`); Rep and CKPT-only are the same in both.
+    model : {'finite', 'paper', 'predict'}
+        SPARe's μ and S̄ (see :data:`MODELS`; Rep and CKPT-only are the same in both closed
+        forms), or 'predict': the predictive model of ``theory.predict`` for every method, at
+        the checkpoint interval that minimises its TTT/T0 (independent failures and the ruler or
+        consecutive layout only: ValueError otherwise).
     layout : {'ruler', 'domain-aware', 'consecutive'}
         SPARe's layout. With the ruler and independent failures (q = 0 or D = 1) ``model``
         decides; otherwise μ and S̄ are those of the layout: ``theory.mu_correlated`` and
@@ -469,11 +530,18 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
         CKPT-only ignore it (and the domains: Rep's μ assumes independent failures; CKPT-only
         restarts at every failure event either way).
 
+    steps : int
+        Committed steps of the run (``model='predict'`` only: the first cycle with fresh clocks
+        and the final partial cycle depend on it).
+
     Returns
     -------
     ClosedFormPoint
         T_f = μ·m, T_c* = T_s + sqrt(T_s² + 2 T_s (T_f + T_r)), A* = A(T_c*) (Eq. 2) and
-        J = S̄/A* (Eq. 7).
+        J = S̄/A* (Eq. 7). With ``model='predict'``: the model's μ (mean failures per restart
+        cycle), T_f its mean uptime per steady cycle, S̄ its mean depth, the step time its
+        mean committed step (failure events included), C its argmin and C·step time as the
+        period, its availability and TTT/T0.
     """
     if not isinstance(spec, ClusterSpec):
         raise ValueError(f"spec must be a ClusterSpec (see cluster_spec), "
@@ -481,6 +549,17 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     N = spec.N
+    if model == "predict":
+        if spec.correlated:
+            raise ValueError("model='predict' models independent failures only: "
+                             "domain_fault_share must be 0 or domain_size 1 (use model='finite')")
+        if method == "spare" and layout not in PREDICT_LAYOUTS:
+            raise ValueError(f"layout must be one of {PREDICT_LAYOUTS} with model='predict', "
+                             f"got {layout!r}")
+        hi = max_ruler_r(N) if method == "spare" else (N if method == "rep" else 1)
+        r = check_int("r", r, lo=1, hi=hi)
+        return _predict_point(spec, method, r, layout if method == "spare" else "ruler",
+                              check_int("steps", steps, lo=1))
     if method == "spare":
         r = check_int("r", r, lo=1, hi=max_ruler_r(N))
         if layout == "ruler" and not spec.correlated:
@@ -509,8 +588,31 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
                            ttt_over_t0=overhead / avail)
 
 
+@lru_cache(maxsize=4096)
+def _predict_point(spec: ClusterSpec, method: str, r: int, layout: str,
+                   steps: int) -> ClosedFormPoint:
+    from spare_lib.theory.predict_grid import optimise_checkpoint
+
+    C, p = optimise_checkpoint(method, spec.N, r, spec.cluster_config(steps=steps),
+                               layout=layout)
+    return ClosedFormPoint(method=method, label=LABELS[method], r=r, mu=p.failures_per_cycle,
+                           restart_interval_s=p.uptime_s, overhead=p.overhead,
+                           step_time_s=p.step_s, checkpoint_period_s=C * p.step_s,
+                           checkpoint_steps=int(C), availability=p.availability,
+                           ttt_over_t0=p.ttt_over_t0)
+
+
+@lru_cache(maxsize=4096)
+def _predict_at(spec: ClusterSpec, method: str, r: int, layout: str, steps: int,
+                C: int) -> Any:
+    from spare_lib.theory.predict import predict
+
+    return predict(method, spec.N, r, C, spec.cluster_config(steps=steps), layout=layout)
+
+
 def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
-         layout: str = "ruler", rep_placement: str = "consecutive") -> Plan:
+         layout: str = "ruler", rep_placement: str = "consecutive",
+         steps: int = PLAN_STEPS) -> Plan:
     """Closed-form joint optimum of r and the checkpoint period for SPARe, Rep and CKPT-only.
 
     For every r the checkpoint period is the availability optimum T_c*(T_f = μ·m) of Eq. 2; the
@@ -524,9 +626,13 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
     ----------
     spec : ClusterSpec
         The cluster (:func:`cluster_spec`).
-    model : {'finite', 'paper'}
-        'finite' (default, the better estimate: ``mu_finite`` and ``overhead_finite``) or
-        'paper' (``mu_closed`` and Eq. 5, the paper's formulas).
+    model : {'finite', 'paper', 'predict'}
+        'finite' (default, the better closed form: ``mu_finite`` and ``overhead_finite``),
+        'paper' (``mu_closed`` and Eq. 5, the paper's formulas) or 'predict' (the predictive
+        model ``theory.predict``, which agrees with the simulator; r and C are its argmins; it
+        is what ``spare plan`` uses by default). 'predict' does not model failure domains or
+        the domain-aware layout: there the plan falls back to 'finite' and says so in
+        :attr:`Plan.notes`.
     r_max : int or None
         Largest SPARe r considered; None: ``max_ruler_r(N)``, the largest r of the ruler layout
         (12, 20, 26 at N = 200, 600, 1000; 2 for N ≤ 5). At most ``max_ruler_r(N)``. Rep runs
@@ -537,6 +643,8 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
         it exists for none.
     rep_placement : {'consecutive', 'strided'}
         Rep's replica sets; recorded for the simulation (the closed form is the same).
+    steps : int
+        Committed steps of the run (``model='predict'``).
 
     Returns
     -------
@@ -552,6 +660,14 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
         raise ValueError(f"spec must be a ClusterSpec (see cluster_spec), "
                          f"got {type(spec).__name__}")
     _, _, note = _check_model(model)
+    steps = check_int("steps", steps, lo=1)
+    fallback: tuple[str, ...] = ()
+    if model == "predict" and (spec.correlated or layout not in PREDICT_LAYOUTS):
+        why = ("failure domains" if spec.correlated else f"the {layout} layout")
+        fallback = (f"the predictive model does not cover {why}: the 'finite' closed forms "
+                    "are used instead",)
+        model = "finite"
+        note = MODELS[model][2]
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {list(LAYOUTS)}, got {layout!r}")
     if rep_placement not in REP_PLACEMENTS:
@@ -566,7 +682,7 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
     spare, skipped = [], []
     for r in rs:
         try:
-            spare.append(closed_form_point(spec, "spare", r, model, layout))
+            spare.append(closed_form_point(spec, "spare", r, model, layout, steps))
         except ValueError:
             if layout != "domain-aware":
                 raise
@@ -578,8 +694,8 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
                          f"in 2..{r_max}), got {D}")
     r_max = spare[-1].r
     rs = [p.r for p in spare]
-    rep = [closed_form_point(spec, "rep", r, model) for r in range(2, rep_top + 1)]
-    ckpt = closed_form_point(spec, "ckpt", 1, model)
+    rep = [closed_form_point(spec, "rep", r, model, steps=steps) for r in range(2, rep_top + 1)]
+    ckpt = closed_form_point(spec, "ckpt", 1, model, steps=steps)
     best_s = min(spare, key=lambda p: p.ttt_over_t0)
     best_r = min(rep, key=lambda p: p.ttt_over_t0)
     paper_j = [(_spare_point_j(spec, r, "paper"), r) for r in rs]
@@ -589,7 +705,8 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
                 gain_vs_ckpt=1.0 - best_s.ttt_over_t0 / ckpt.ttt_over_t0,
                 r_star_paper=min(paper_j)[1], r_star_log2=int(th.r_star_closed(N)),
                 rep_r_max=rep_top, layout=layout, rep_placement=rep_placement,
-                skipped_r=tuple(skipped), notes=_domain_notes(spec, layout, rs))
+                skipped_r=tuple(skipped), notes=fallback + _domain_notes(spec, layout, rs),
+                steps=steps)
 
 
 

@@ -36,9 +36,8 @@ class SimulatedPoint:
     availability_mean, overhead_mean, restarts_mean : float
         Mean availability, stacks per group per step and global restarts.
     closed_form_ttt, closed_form_availability : float
-        The closed form's prediction for this candidate.
-    stage : int
-        1: the search over r at the closed-form C; 2: the search over C at the best r.
+        The fast model's prediction for this candidate (:meth:`Plan.at_interval`: the
+        predictive model at this C, or the closed form at its T_c*).
     ttt_trials : tuple of float
         TTT/T0 per trial, in trial order (paired across candidates by common random numbers).
     restart_interval_s, step_time_s : float
@@ -112,6 +111,9 @@ class SimulatedChoice:
     r_bounds : tuple of int
         Smallest and largest r this method can take at this N (SPARe: 2..largest ruler r; Rep:
         2..N), so that edge advice only suggests candidates that exist.
+    source : str
+        What ``closed_form_*`` came from, as printed: 'closed form' or 'model' (the predictive
+        model, :attr:`Plan.source`).
     """
 
     method: str
@@ -132,6 +134,7 @@ class SimulatedChoice:
     checkpoint_candidates: tuple[int, ...] = ()
     ttt_at_closed_form_checkpoint: float = float("nan")
     r_bounds: tuple[int, int] = (2, 10**9)
+    source: str = "closed form"
 
     def edge_advice(self) -> str:
         """'' or the flag that widens the r window past the edge where the best r sits."""
@@ -160,13 +163,13 @@ class SimulatedChoice:
             head += f" [{self.edge_advice()}]"
         tied = _ranges(self.tied)
         if self.delta_r == 0:
-            line = f"{head}; closed form r = {self.closed_form_r}: same"
+            line = f"{head}; {self.source} r = {self.closed_form_r}: same"
         elif self.agrees:
-            line = (f"{head}; closed form r = {self.closed_form_r} differs by {self.delta_r:+d} "
+            line = (f"{head}; {self.source} r = {self.closed_form_r} differs by {self.delta_r:+d} "
                     f"but is within noise (r = {tied} tied within 2 s.e.; "
                     f"+{100 * self.excess:.1f} % TTT at r = {self.closed_form_r})")
         else:
-            line = (f"{head}; closed form r = {self.closed_form_r} DIFFERS by {self.delta_r:+d}: "
+            line = (f"{head}; {self.source} r = {self.closed_form_r} DIFFERS by {self.delta_r:+d}: "
                     f"its simulated TTT/T0 {self.ttt_at_closed_form_r:.3f} is "
                     f"{100 * self.excess:+.1f} % (tied within 2 s.e.: r = {tied})")
         if len(self.checkpoint_candidates) < 2:
@@ -181,11 +184,11 @@ class SimulatedChoice:
             ctied += (" [best C at the edge of the simulated range: add smaller factors, e.g. "
                       "--checkpoint-factors 0.25,0.5,0.75,1.5]")
         if c == c0:
-            return (f"{line}\n    checkpoint every {c} steps: the closed form's C is the simulated "
+            return (f"{line}\n    checkpoint every {c} steps: the {self.source}'s C is the simulated "
                     f"best of C = {', '.join(str(x) for x in self.checkpoint_candidates)} "
                     f"(tied within 2 s.e.: C = {ctied})")
         return (f"{line}\n    checkpoint every {c} steps (TTT/T0 {self.ttt:.3f}, "
-                f"{100 * (self.ttt / ttt_r - 1):+.1f} % against the closed form's C = {c0}; "
+                f"{100 * (self.ttt / ttt_r - 1):+.1f} % against the {self.source}'s C = {c0}; "
                 f"tied within 2 s.e.: C = {ctied})")
 
 

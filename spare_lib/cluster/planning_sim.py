@@ -30,6 +30,7 @@ from spare_lib.cluster.planning import (
     LABELS,
     MAX_WALL_T0,
     METHODS,
+    PLAN_STEPS,
     REP_R,
     SPARE_WINDOW,
     ClusterSpec,
@@ -234,8 +235,9 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
         Committed steps per run; 'auto' (default): :func:`auto_steps`.
     seed : int
         Root seed, ≥ 0.
-    model : {'finite', 'paper'}
-        Closed-form model (see :func:`plan`).
+    model : {'finite', 'paper', 'predict'}
+        Fast model of :func:`plan` the candidates and checkpoint intervals come from (the
+        library default stays 'finite'; ``spare plan`` uses 'predict').
     spare_r, rep_r : sequence of int or None
         Explicit candidates (SPARe: 2..largest ruler r at N; Rep: 2..N); None:
         :func:`candidate_rs`. An empty sequence skips the method.
@@ -276,7 +278,8 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
     min_restarts = check_int("min_restarts", min_restarts, lo=0)
     max_wall_t0 = check_positive("max_wall_t0", max_wall_t0)
     factors = tuple(check_positive("checkpoint_factors", float(f)) for f in checkpoint_factors)
-    closed = plan(spec, model=model, layout=layout, rep_placement=rep_placement)
+    closed = plan(spec, model=model, layout=layout, rep_placement=rep_placement,
+                  steps=steps if isinstance(steps, int) else PLAN_STEPS)
     N = spec.N
     cands = candidate_rs(closed, spare_window, REP_R if rep_r is None else ())
     on_curve = {p.r for p in closed.curve if p.method == "spare"}
@@ -335,7 +338,9 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
     t0 = time.perf_counter()
     stage1 = run([(m, r, closed.point(m, r).checkpoint_steps) for m in METHODS for r in cands[m]], 1)
     bounds = {"spare": (2, closed.r_max), "rep": (2, N), "ckpt": (1, 1)}
-    choices = {m: _choose(m, [p for p in stage1 if p.method == m], getattr(closed, m).r, bounds[m])
+    choices = {m: dataclasses.replace(_choose(m, [p for p in stage1 if p.method == m],
+                                              getattr(closed, m).r, bounds[m]),
+                                      source=closed.source)
                for m in METHODS}
     stage2_pairs = []
     if factors:
@@ -383,15 +388,16 @@ def _verdicts(closed: Plan, choices: dict[str, SimulatedChoice], pts: list[Simul
                              finished=p.completed == p.trials))
         q = getattr(closed, m)
         cf.append(Contender(m, q.r, q.checkpoint_steps, q.ttt_over_t0))
-    sim_v, closed_v = verdict(sim, "simulated"), verdict(cf, "closed form")
+    src = closed.source
+    sim_v, closed_v = verdict(sim, "simulated"), verdict(cf, src)
     out = []
     by = {c.method: c for c in sim}
     ref = by[closed_v.best.method]
     if closed_v.best.method != sim_v.best.method:
-        out.append(f"the closed form picks {closed_v.best.label}, the simulation "
+        out.append(f"the {src} picks {closed_v.best.label}, the simulation "
                    f"{sim_v.best.label}")
     else:
-        head = f"both pick {ref.label}, but the closed form's margin is outside the simulated CI"
+        head = f"both pick {ref.label}, but the {src}'s margin is outside the simulated CI"
     for x in closed_v.losses:
         s_loss = loss_against(by[x.method], ref)
         if s_loss.lower_bound or ref.finished is False:
@@ -401,7 +407,7 @@ def _verdicts(closed: Plan, choices: dict[str, SimulatedChoice], pts: list[Simul
         if outside:
             if not out and closed_v.best.method == sim_v.best.method:
                 out.append(head)
-            out.append(f"{x.label} against {ref.label}: closed form {100 * x.loss:+.1f} %, "
+            out.append(f"{x.label} against {ref.label}: {src} {100 * x.loss:+.1f} %, "
                        f"simulated {s_loss.text()}")
     return sim_v, closed_v, tuple(out)
 
@@ -438,19 +444,21 @@ def _simulated_point(g: Any, closed: Plan, stage: int) -> SimulatedPoint:
     """Statistics of the trials of one (method, r, C) of a sweep frame."""
     method, r = str(g["method"].iloc[0]), int(g["r"].iloc[0])
     cf = closed.point(method, r)
+    c_sim = int(g["ckpt_steps"].iloc[0])
+    cf_ttt, cf_avail = closed.at_interval(method, r, c_sim)
     g = g.sort_values("trial")
     ttt = g["ttt_over_t0"].to_numpy(dtype=float)
     n = len(ttt)
     std = float(np.std(ttt, ddof=1)) if n > 1 else float("nan")
     return SimulatedPoint(
-        method=method, label=LABELS[method], r=r, checkpoint_steps=int(g["ckpt_steps"].iloc[0]),
+        method=method, label=LABELS[method], r=r, checkpoint_steps=c_sim,
         trials=n, completed=int(g["completed"].astype(bool).sum()), ttt_mean=float(ttt.mean()),
         ttt_std=std, ttt_min=float(ttt.min()), ttt_max=float(ttt.max()),
         ttt_se=std / math.sqrt(n) if n > 1 else float("nan"),
         availability_mean=float(g["availability"].mean()),
         overhead_mean=float(g["overhead"].mean()),
         restarts_mean=float(g["full_restarts"].mean()),
-        closed_form_ttt=cf.ttt_over_t0, closed_form_availability=cf.availability, stage=stage,
+        closed_form_ttt=cf_ttt, closed_form_availability=cf_avail, stage=stage,
         ttt_trials=tuple(float(x) for x in ttt), restart_interval_s=cf.restart_interval_s,
         step_time_s=cf.step_time_s)
 

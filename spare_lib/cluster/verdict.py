@@ -106,8 +106,10 @@ class Loss:
         return (not self.lower_bound) and self.ci_low == self.ci_low and self.ci_low <= 0.0
 
     def text(self) -> str:
-        """'+12.3 % (95 % CI +10.1 .. +14.6 %)'."""
-        head = f"{'>= ' if self.lower_bound else ''}{100 * self.loss:+.1f} %"
+        """'+12.3 % (95 % CI +10.1 .. +14.6 %)'; losses past +10,000 % in 3 significant digits
+        ('+7.5e+07 %', a method that never finishes)."""
+        pct = f"{100 * self.loss:+.1f}" if abs(self.loss) < 100.0 else f"{100 * self.loss:+.3g}"
+        head = f"{'>= ' if self.lower_bound else ''}{pct} %"
         if self.ci_low == self.ci_low:
             head += f" ({100 * CONFIDENCE:.0f} % CI {100 * self.ci_low:+.1f} .. {100 * self.ci_high:+.1f} %)"
         return head
@@ -166,7 +168,7 @@ class Verdict:
 
     def lines(self) -> list[str]:
         """The verdict as printed by ``spare plan``."""
-        out = [f"Best ({self.source}): {self.best.describe()}, TTT/T0 {self.best.ttt:.3f}"]
+        out = [f"Best ({self.source}): {self.best.describe()}, TTT/T0 {self.best.ttt:.4g}"]
         for x in self.losses:
             c = next(c for c in self.contenders if c.method == x.method)
             tie = "  [tied: not resolved by the simulation]" if x.tied else ""

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from spare_lib import theory as th
 from spare_lib.cluster import paper_checkpoint_interval, planning, planning_results, planning_sim, verdict
+from spare_lib.cluster.config import allreduce_time_s
 from spare_lib.figures.cluster import make_explore_figure
 from spare_lib.stacking.layout import max_ruler_r
 
@@ -60,7 +61,6 @@ def test_cluster_spec_units_and_preset_split():
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"gpus_per_group": 7}, r"gpus_per_group must divide gpus = 600000"),
         ({"gpus_per_group": 400_000}, r"gpus_per_group must be in \[1, 300000\]"),
         ({"gpus": 1}, r"gpus must be in \[2, inf\]"),
         ({"gpus": 6.5}, "gpus must be an integer"),
@@ -78,6 +78,25 @@ def test_cluster_spec_validation(kwargs, match):
     args = {"gpus": 600_000, "gpus_per_group": 1000, **kwargs}
     with pytest.raises(ValueError, match=match):
         planning.cluster_spec(args.pop("gpus"), args.pop("gpus_per_group"), **args)
+
+
+def test_leftover_gpus_stay_idle_and_scale_defaults():
+    # issue 16: 128 does not divide 10^6 -> N = 7812 groups, 64 GPUs idle; m from the per-GPU
+    # MTBF over the working GPUs, T_a from the ring all-reduce model
+    cluster_spec = planning.cluster_spec
+    s = cluster_spec(1_000_000, 128, gpu_mtbf_hours=50_000, allreduce="ring")
+    assert (s.N, s.idle_gpus) == (7812, 64)
+    assert s.system_mtbf_s == pytest.approx(50_000 * 3600 / (7812 * 128))
+    assert s.allreduce_s == pytest.approx(allreduce_time_s(7812, 2e13 / 128))
+    assert cluster_spec(600_000, 1000).idle_gpus == 0
+    # the ring reproduces the paper's T_a at 600k GPUs within 0.4 %
+    for gpg, ta in ((3000, 2.0), (1000, 6.0), (600, 10.0)):
+        assert cluster_spec(600_000, gpg, allreduce="ring").allreduce_s == pytest.approx(ta, rel=4e-3)
+    with pytest.raises(ValueError, match="allreduce must be one of"):
+        cluster_spec(600_000, 1000, allreduce="butterfly")
+    with pytest.raises(ValueError, match=r"gpus_per_group must be in \[1, 500000\]"):
+        cluster_spec(1_000_000, 2_000_000)
+
 
 
 @pytest.mark.parametrize(

@@ -61,8 +61,8 @@ def test_planner_callbacks_replan_and_simulate():
     assert "N = 200 groups" in pl.recommendation.value
     assert f"recommended r = {at_200.spare.r}," in pl.recommendation.value
     assert pl.plot.value != png and c["r"].max == at_200.r_max
-    c["gpus_per_group"].value = 7  # does not divide: says so, keeps the last plot
-    assert "must divide" in pl.recommendation.value and pl.closed is None
+    c["gpus_per_group"].value = 400_000  # not two groups: says so, keeps the last plot
+    assert "gpus_per_group must be in" in pl.recommendation.value and pl.closed is None
     assert pl.simulate() is None and "fix the inputs" in pl.status.value
     c["gpus_per_group"].value = 3000
     c["strategy"].value = "ckpt"
