@@ -48,6 +48,7 @@ import numpy as np
 
 from spare_lib.theory.closed import mu_closed, replication_mu
 from spare_lib.theory.finite import overhead_mean
+from spare_lib.theory.predict_cycle import NoTrainingCycle as NoTrainingCycle  # (re-exported)
 from spare_lib.theory.predict_cycle import (
     _Cfg,
     _cfg_key,
@@ -59,6 +60,7 @@ from spare_lib.theory.predict_cycle import (
     _time_to,
     _unit_stats,
 )
+from spare_lib.theory.predict_cycle import clear_caches as _clear_caches
 from spare_lib.theory.predict_terms import expected_max_stack_sum
 from spare_lib.theory.ttt import availability_opt
 
@@ -198,10 +200,19 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     -------
     Prediction
 
+    Raises
+    ------
+    NoTrainingCycle
+        (a ValueError) when the cluster never trains: every cycle is wiped out at its first
+        poll (TTT unbounded), e.g. CKPT-only with T_r far above the system MTBF.
+
     Notes
     -----
-    Cost: ≈ 2–6 ms per call once the P0 table of (N, r) is cached (first call per (N, r)
-    ≈ +5 ms).
+    Cost (``benchmarks/bench_predict.py``, N = 200–5000): ≈ 0.4 ms for a new C once the
+    cycles of (method, N, r, cluster) are cached; ≈ 3 ms for a new r on a known cluster (P0(k)
+    and μ of the layout, cached per (N, r, layout) across clusters, plus the cycles); ≈ 6–7 ms
+    for the first call on a new cluster (restart laws, transient renewal tables and failure
+    curves, cached per failure law). :func:`clear_caches` forgets all of it.
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
@@ -291,16 +302,15 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         # steps of the first cycle up to the end of the run, plus every later cycle's steps
         wts = ss.G * ss.rate
         w1 = np.where(first.tau <= t_all1, first.G * first.rate, 0.0)
-        num = restarts * np.trapezoid(wts * ss.depth, ss.tau) + np.trapezoid(w1 * first.depth,
-                                                                              first.tau)
-        den = restarts * np.trapezoid(wts, ss.tau) + np.trapezoid(w1, first.tau)
+        num = restarts * ss.trapz(wts * ss.depth) + first.trapz(w1 * first.depth)
+        den = restarts * ss.trapz(wts) + first.trapz(w1)
         overhead = float(num / den)
     else:
         overhead = float(r)
     # per committed step (steps weighted by the survival), as the simulator averages
-    wsteps = np.trapezoid(ss.G * ss.rate, ss.tau)
-    tstep = float(np.trapezoid(ss.G, ss.tau) / wsteps) - ckpt_per_step
-    ev = float(np.trapezoid(ss.G * ss.rate * ss.events, ss.tau) / wsteps)
+    wsteps = ss.trapz(ss.G * ss.rate)
+    tstep = float(ss.trapz(ss.G) / wsteps) - ckpt_per_step
+    ev = float(ss.trapz(ss.G * ss.rate * ss.events) / wsteps)
     n_ckpt = float(-(-steps // C)) if C else 0.0
     return Prediction(
         method=method, N=N, r=r, C=C, ttt_over_t0=total / t0,
@@ -314,6 +324,13 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         restart_total_s=restarts * R, total_s=total, t0_s=t0,
         mu=float(mu_in_convention(_mu_index(method, N, r, layout), mu_convention)),
         mu_convention=mu_convention)
+
+
+def clear_caches() -> None:
+    """Forget everything :func:`predict` memoises (P0(k) and μ of the layouts, clocks with their
+    renewal and transient tables, failure-law curves, cycles), so that the next call runs cold.
+    Only for timing: results do not depend on it (beyond rounding, ~1e-14)."""
+    _clear_caches()
 
 
 def eq7(method: str, N: int, r: int, config: ClusterLike, *, mu_convention: str = "index",

@@ -1,10 +1,11 @@
 """Cycle machinery of the predictive model (:mod:`spare_lib.theory.predict`).
 
 A run is a sequence of cycles (training from the last checkpoint until a wipe-out, then a
-global restart). This module holds the wipe-out law under Binomial failures, the failure-law
-curves of each kind of cycle (first, steady, transient; cached per cluster, independent of the
-method and r), one cycle's survival / step time / depth on a τ grid, and the renewal–reward
-pieces the run assembly in :func:`~spare_lib.theory.predict.predict` uses.
+global restart). This module turns the failure-law curves of each kind of cycle (first,
+steady, transient: :mod:`spare_lib.theory.predict_curves`) into one cycle's survival, step time
+and depth on a τ grid (the wipe-out law under Binomial failures is
+:func:`~spare_lib.theory.predict_terms._binomial_moments`), and holds the renewal–reward pieces
+the run assembly in :func:`~spare_lib.theory.predict.predict` uses.
 """
 
 from __future__ import annotations
@@ -13,247 +14,160 @@ from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from scipy.special import gammaln
-from scipy.stats import norm
+from scipy.special import ndtr
 
-from spare_lib.theory.closed import replication_mu
-from spare_lib.theory.finite import mu_finite, survival_finite
+from spare_lib.theory.finite import mu_finite as mu_finite  # (re-exported for the tests)
+from spare_lib.theory.predict_curves import (
+    _TAU_CHUNK,
+    _TAU_MARGIN,
+    _Cfg,
+    _clock,
+    _Curves,
+    _curves,
+    _gradient,
+    _gradient_coefficients,
+    _law_curves,
+    _law_key,
+    _tau_grid_cached,
+    transient_restart_times,
+)
+from spare_lib.theory.predict_curves import _cfg_key as _cfg_key  # (re-exported)
+from spare_lib.theory.predict_curves import restart_end_nodes as restart_end_nodes  # (re-exported)
+from spare_lib.theory.predict_curves import (  # (re-exported)
+    restart_end_nodes_many as restart_end_nodes_many,
+)
 from spare_lib.theory.predict_terms import (
-    Clock,
-    RestartLaw,
+    _binomial_moments,
+    _mu_index,
+    _n_tables,
     emax_std_normal,
     expected_max_stack_sum,
-    failed_fraction,
-    phase0_probability,
-    restart_law,
 )
-
-
-@lru_cache(maxsize=512)
-def _p0_table(method: str, N: int, r: int, layout: str) -> np.ndarray:
-    """SPARe's P0(k) = P(no wipe-out after k failures), k = 0..N (``survival_finite``)."""
-    p = survival_finite(N, r, layout).copy()
-    p.setflags(write=False)
-    return p
-
-
-@lru_cache(maxsize=512)
-def _mu_index(method: str, N: int, r: int, layout: str) -> float:
-    if method == "spare":
-        return float(mu_finite(N, r, layout))
-    if method == "rep":
-        return float(replication_mu(N, r))
-    return 1.0
-
-
-@lru_cache(maxsize=512)
-def _n_tables(method: str, N: int, r: int, layout: str) -> tuple[np.ndarray, ...]:
-    """Per failure count n = 0..N: log C(N, n), P0(n), depth S(n) = c(n) (r for Rep) and the
-    phase-0 probability of the next failure."""
-    if method != "spare":  # closed forms, no table needed
-        return (method, r)
-    n = np.arange(N + 1)
-    logc = gammaln(N + 1) - gammaln(n + 1) - gammaln(N - n + 1)
-    p0 = _p0_table(method, N, r, layout)
-    S = _c(N, n).astype(float) if method == "spare" else np.full(N + 1, float(r))
-    # at S = r every survivor computes its whole stack: a failure that does not wipe out is
-    # always settled by phase 0
-    ph0 = np.where(S >= r, 1.0, phase0_probability(n, N, S))
-    for a in (logc, S, ph0):
-        a.setflags(write=False)
-    return method, r, logc, p0, S, ph0
-
-
-def _closed_survival(method: str, N: int, r: int, x: np.ndarray, full: bool):
-    """Rep / CKPT-only: P_x exactly, (1 − x^r)^b (1 − x^s) (b = ⌊N/r⌋ sets of r, one of s) or
-    (1 − x)^N, and E[n | no wipe-out] = N x + x(1 − x) d log P_x/dx (exponential tilting)."""
-    xx = np.clip(x, 0.0, 1.0 - 1e-16)
-    if method == "ckpt":
-        logp = N * np.log1p(-xx)
-        n_s = np.zeros_like(xx)
-    else:
-        b, s = divmod(N, r)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logp = b * np.log1p(-(xx**r)) + (np.log1p(-(xx**s)) if s else 0.0)
-            dlog = -b * r * xx ** (r - 1) / (1 - xx**r)
-            if s:
-                dlog = dlog - s * xx ** (s - 1) / (1 - xx**s)
-        n_s = np.maximum(N * xx + xx * (1 - xx) * dlog, 0.0)
-    px = np.exp(logp)
-    if not full:
-        return px
-    S = np.full_like(xx, float(r))
-    return px, n_s, S, np.zeros_like(xx), np.where(xx == 0.0, 1.0, (1 - xx) ** N / np.maximum(px, 1e-300))
-
-
-def _binomial_moments(tables, N: int, x: np.ndarray, full: bool = True):
-    """Under n ~ Bin(N, x): P_x = E[P0(n)], and E[f(n) | no wipe-out] for f = n, S(n), the
-    phase-0 probability and 1{n = 0}. Sums over ±7 s.d. around N·x (outside mass < 1e-11),
-    skipping the τ rows whose mass lies where P0 < 1e-14."""
-    if tables[0] != "spare":
-        return _closed_survival(tables[0], N, tables[1], x, full)
-    logc, p0, S_n, ph0_n = tables[2:]
-    mean = N * x
-    sd = np.sqrt(N * x * (1.0 - x))
-    lo = np.clip(np.floor(mean - 7 * sd - 1), 0, N).astype(int)
-    # rows whose binomial mass lies where every layout is already wiped out contribute nothing
-    rows = np.nonzero(p0[lo] > 1e-14)[0]
-    px = np.zeros_like(x)
-    moments = [np.zeros_like(x) for _ in range(4)]
-    if rows.size:
-        xr, lor = x[rows], lo[rows]
-        width = int(np.max(np.ceil(14 * sd[rows]))) + 3
-        n = lor[:, None] + np.arange(width)[None, :]
-        valid = n <= N
-        n = np.minimum(n, N)
-        xx = np.clip(xr, 1e-300, 1 - 1e-16)[:, None]
-        w = np.exp(logc[n] + n * np.log(xx) + (N - n) * np.log1p(-xx)) * p0[n]
-        w[~valid] = 0.0
-        pr = w.sum(1)
-        px[rows] = pr
-        if full:
-            ws = w / np.maximum(pr, 1e-300)[:, None]
-            for out, f in zip(moments, (n, S_n[n], ph0_n[n], n == 0), strict=True):
-                out[rows] = (ws * f).sum(1)
-    if not full:
-        return px
-    return (px, *moments)
-
-
-def _c(N: int, n: np.ndarray) -> np.ndarray:
-    return -(-N // np.maximum(N - n, 1))
-
+from spare_lib.theory.predict_terms import _p0_table as _p0_table  # (re-exported)
 
 # ---------------------------------------------------------------------------------------------
 # one training cycle (from a restart's end, or from t = 0 with fresh clocks)
 # ---------------------------------------------------------------------------------------------
 
-class _Cycle:
-    """Survival G(τ) of the uptime and progress V(τ) on a τ grid, with the derived moments."""
+class NoTrainingCycle(ValueError):
+    """The cluster never trains: a cycle is wiped out at its first poll with probability
+    ≥ 1 − 1e-9 (groups fail faster than the restart windows let them through), so TTT is
+    unbounded and the model has no cycle to describe."""
 
-    def __init__(self, tau, G, step, depth, events, n_surv, delay):
+
+class _Cycle:
+    """Survival G(τ) of the uptime and progress V(τ) on a τ grid, with the derived moments.
+
+    The grid's spacings and gradient coefficients are kept (and shared with
+    :meth:`with_checkpoints`), so the integrals of the warm path (:meth:`trapz`,
+    :meth:`gradient`) skip numpy's per-call set-up; same arithmetic as ``np.trapezoid`` and
+    ``np.gradient``.
+    """
+
+    def __init__(self, tau, G, step, depth, events, n_surv, delay, *, _grid=None, _U=None):
         self.tau, self.G, self.step, self.depth, self.events = tau, G, step, depth, events
         self.n_surv = n_surv
         self.delay = delay  # wipe-out noticed at the end of the attempt: uptime after the failure
+        self._grid = _gradient_coefficients(tau) if _grid is None else _grid
+        self.dtau = self._grid[0]
         self.rate = 1.0 / step  # committed steps per wall second (checkpoint time included)
-        V = np.concatenate(([0.0], np.cumsum(0.5 * (self.rate[1:] + self.rate[:-1])
-                                              * np.diff(tau))))
-        self.V = V
-        self.U = float(np.trapezoid(G, tau)) + delay
+        self.V = np.concatenate(([0.0], np.cumsum(0.5 * (self.rate[1:] + self.rate[:-1])
+                                                   * self.dtau)))
+        self.U = self.trapz(G) + delay if _U is None else _U
+
+    def trapz(self, y: np.ndarray) -> float:
+        """∫ y dτ on the cycle's grid (``np.trapezoid(y, tau)``)."""
+        return float((self.dtau * (y[1:] + y[:-1]) / 2.0).sum())
+
+    def gradient(self, y: np.ndarray) -> np.ndarray:
+        """dy/dτ on the cycle's grid (``np.gradient(y, tau)``)."""
+        return _gradient(y, self.tau, self._grid)
 
     def with_checkpoints(self, ckpt_per_step: float) -> _Cycle:
         """The same cycle with T_s/C of checkpoint writing added to every committed step."""
         return _Cycle(self.tau, self.G, self.step + ckpt_per_step, self.depth, self.events,
-                      self.n_surv, self.delay)
+                      self.n_surv, self.delay, _grid=self._grid, _U=self.U)
 
 
-_N_TAU = 96
-_N_TAU_LOG = 160
-#: Quadrature nodes over the law of the restart's duration (equal-probability bins).
-_N_T_NODES = 5
+#: A cycle's τ grid ends at the first point where P(no wipe-out) ≤ this (no layout survives).
+_G_FLOOR = 1e-9
 
 
-def restart_end_nodes(restart: RestartLaw, N: int, n: int = _N_T_NODES):
-    """(weight, T) nodes of the law of the restart's duration T = max over N groups: the
-    lattice law F(t)^N split into n bins of equal probability, each at its conditional mean."""
-    cdf = np.minimum(np.cumsum(restart.pmf_group), 1.0) ** N
-    pmf = np.diff(np.concatenate(([0.0], cdf)))
-    t = restart.h * np.arange(pmf.size)
-    edges = np.searchsorted(cdf, np.linspace(0.0, 1.0, n + 1)[1:-1])
-    out = []
-    for a, b in zip(np.concatenate(([0], edges)), np.concatenate((edges, [pmf.size])),
-                    strict=True):
-        w = float(pmf[a:b].sum())
-        if w > 1e-12:
-            out.append((w, float(np.sum(pmf[a:b] * t[a:b]) / w)))
-    tot = sum(w for w, _ in out)
-    return [(w / tot, T) for w, T in out]
-#: Restart times t0 < t_eq at which the transient cycle is computed (then interpolated in log t0).
-_N_TRANSIENT = 4
-
-
-def transient_restart_times(clock: Clock) -> list[float]:
-    """Restart start times t0 (seconds after the fresh start) of the transient cycles:
-    _N_TRANSIENT log-spaced points in [0.05·M, t_eq), M the clock mean."""
-    return [float(t) for t in np.geomspace(0.05 * clock.mean_s, clock.t_equilibrium,
-                                           _N_TRANSIENT + 1)[:-1]]
-
-
-class _Curves:
-    """Failure law of one kind of cycle on the cluster's τ grid (independent of method and r):
-    quadrature nodes (weight, x(τ), per-live-group hazard x'/(1 − x))."""
-
-    def __init__(self, tau: np.ndarray, nodes: list[tuple[float, np.ndarray, np.ndarray]]):
-        self.tau, self.nodes = tau, nodes
-
-
-def _tau_grid(clock: Clock, cfg: Any) -> np.ndarray:
-    """τ grid shared by every cycle of a cluster: 0, then log-spaced points from a quarter step
-    to the time where a fresh clock has failed with probability 1 − 1e-6 (no layout survives
-    that), plus uniform points for the bulk."""
-    t_step = cfg.compute_per_stack_s + cfg.allreduce_s
-    t_hi = clock.fresh_quantile(1.0 - 1e-6) + 4.0 * clock.mean_s
-    t_lo = min(0.25 * t_step, t_hi / 1e4)
-    return np.unique(np.concatenate(([0.0], np.geomspace(t_lo, t_hi, _N_TAU_LOG),
-                                     np.linspace(0.0, t_hi, _N_TAU)[1:])))
-
-
-@lru_cache(maxsize=256)
-def _curves(N: int, mech: tuple[str, ...], key: tuple, kind: str, t0: float | None) -> tuple:
-    """(curves, restart mean) of a cycle kind: 'first' (fresh clocks from t = 0), 'steady'
-    (after a restart starting at t0: None = equilibrium ages) or 'none' (no restart windows)."""
-    cfg = _Cfg(key)
-    clock = Clock(cfg.failure_dist, N * cfg.system_mtbf_s, cfg.weibull_shape)
-    tau = _tau_grid(clock, cfg)
-    R = float(cfg.restart_s)
-    if kind == "steady":  # per-group restart windows: the restart lasts E[max of N windows]
-        first_window = "equilibrium" if t0 is None else float(t0)
-        R = restart_law(clock, N, cfg.restart_s, first_window=first_window).mean_s
-    if "failure_law" not in mech:  # equilibrium exponential clocks: x = 1 − exp(−τ/(N m))
-        xs = [(1.0, 1.0 - np.exp(-tau / clock.mean_s))]
-    elif kind == "first":
-        xs = [(1.0, 1.0 - clock.survival(tau))]
-    elif kind == "none":
-        xs = [(1.0, 1.0 - clock.eq_survival(tau))]
-    else:
-        first_window = "equilibrium" if t0 is None else float(t0)
-        rl = restart_law(clock, N, cfg.restart_s, first_window=first_window)
-        R = rl.mean_s
-        # mixture over the restart's duration T (it sets how long the groups wait at the
-        # barrier, hence the pre-failures)
-        xs = [(w, failed_fraction(clock, tau, restart=rl, restart_s=cfg.restart_s, end_s=T))
-              for w, T in restart_end_nodes(rl, N)]
-    nodes = []
-    for w, x in xs:
-        hz = np.maximum(np.gradient(-np.log(np.maximum(1.0 - x, 1e-300)), tau), 0.0)
-        x.setflags(write=False)
-        nodes.append((w, x, hz))
-    return _Curves(tau, nodes), R
+def _survival_prefix(method, N, r, layout, curves_list: list[_Curves]):
+    """Binomial moments of cycles on the τ prefix each keeps: up to and including the first
+    point where the mixture P_x ≤ 1e-9 (P_x decreases along τ, so the rest of the grid would be
+    dropped anyway); one kernel call for all the cycles' nodes. Returns, per cycle,
+    (n kept, node-weighted P_x (nodes, n), moments (4, nodes, n))."""
+    tables = _n_tables(method, N, r, layout)
+    out: dict[int, tuple] = {}
+    if len(curves_list) > 1:
+        # the first curve (fresh clocks: cheap) guides where the others' sources start
+        out[0] = _survival_prefix(method, N, r, layout, curves_list[:1])[0]
+        for c in curves_list[1:]:
+            if c.source.filled == 0:
+                c.hint = min(c.tau.size, out[0][0] + _TAU_MARGIN)
+    todo = [k for k in range(len(curves_list)) if k not in out]
+    # start from every point already computed (moments are cheap, filling more x is not)
+    n = {k: min(max(c.hint, c.source.filled), c.tau.size) for k, c in enumerate(curves_list)}
+    while todo:
+        xs = [curves_list[k].x_prefix(n[k]) for k in todo]
+        sizes = np.cumsum([x.size for x in xs])[:-1]
+        flat = _binomial_moments(tables, N, np.concatenate([x.ravel() for x in xs]))
+        parts = [np.split(a, sizes) for a in flat]
+        nxt = []
+        for j, k in enumerate(todo):
+            c = curves_list[k]
+            px_i, *mom = (p[j].reshape(xs[j].shape) for p in parts)
+            wi = c.w[:, None] * px_i
+            cut = np.nonzero(wi.sum(0) <= _G_FLOOR)[0]
+            if cut.size or n[k] == c.tau.size:
+                end = int(cut[0]) + 1 if cut.size else n[k]
+                c.hint = max(c.hint if c.source.used else 0, end + 2)
+                c.source.used = True
+                out[k] = (end, wi[:, :end], np.stack(mom)[:, :, :end])
+            else:
+                n[k] = min(c.tau.size, n[k] + _TAU_CHUNK)
+                nxt.append(k)
+        todo = nxt
+    return [out[k] for k in range(len(curves_list))]
 
 
 def _cycle(method, N, r, cfg, layout, curves: _Curves, mech):
-    """One cycle of (method, N, r) under a failure law: survival G(τ), step time, depth."""
-    tau = curves.tau
-    tables = _n_tables(method, N, r, layout)
-    px = np.zeros_like(tau)
-    acc = np.zeros((5, tau.size))
-    for w, x, hz in curves.nodes:
-        px_i, n_i, S_i, ph0_i, n0_i = _binomial_moments(tables, N, x)
-        wi = w * px_i
-        px += wi
-        acc += wi * np.array([n_i, S_i, ph0_i, n0_i, hz * np.maximum(N - n_i, 0.0)])
-    n_s, S_s, ph0_s, n0_s, lam = acc / np.maximum(px, 1e-300)
-    # drop the far tail where no layout survives (keeps the integrals cheap)
-    keep = np.concatenate(([True], px[:-1] > 1e-9))
-    tau, px, n_s, S_s, ph0_s, n0_s, lam = (v[keep] for v in (tau, px, n_s, S_s, ph0_s, n0_s,
-                                                              lam))
+    """One cycle of (method, N, r) under a failure law: survival G(τ), step time, depth
+    (:func:`_cycle_batch` of one)."""
+    return _cycle_batch(method, N, r, cfg, layout, [curves], mech)[0]
+
+
+def _cycle_batch(method, N, r, cfg, layout, curves_list: list[_Curves], mech) -> list[_Cycle]:
+    """Cycles of (method, N, r) under several failure laws: survival G(τ), step time, depth.
+
+    Every quantity is elementwise in τ, so the cycles are computed together on a (cycles, τ)
+    array padded to the longest kept prefix (the padding is sliced off at the end)."""
+    # the far tail where no layout survives is dropped (keeps the integrals cheap)
+    pre = _survival_prefix(method, N, r, layout, curves_list)
+    ends = [e for e, _, _ in pre]
+    if min(ends) < 2:
+        raise NoTrainingCycle(
+            f"no training cycle: for ({method}, N={N}, r={r}) P(no wipe-out) is already "
+            f"≤ {_G_FLOOR:g} at the first poll of a cycle (groups fail faster than the restart "
+            f"windows let them through); the model cannot describe this cluster")
+    m = max(ends)
+    K = len(curves_list)
+    rows = np.zeros((6, K, m))  # px, n, S, ph0, n0, λ per cycle, zero beyond each end
+    for k, (c, (end, wi, (n_i, S_i, ph0_i, n0_i))) in enumerate(zip(curves_list, pre,
+                                                                    strict=True)):
+        px = wi.sum(0)
+        acc = np.stack([n_i, S_i, ph0_i, n0_i, c.hz_prefix(end) * np.maximum(N - n_i, 0.0)])
+        rows[0, k, :end] = px
+        rows[1:, k, :end] = (acc * wi).sum(1) / np.maximum(px, 1e-300)
+    px, n_s, S_s, ph0_s, n0_s, lam = rows
     ta, f, sh = cfg.allreduce_s, cfg.allreduce_fail_factor, cfg.shrink_s
     cs = cfg.compute_per_stack_s
     alive = np.maximum(np.rint(N - n_s), 1).astype(int)
     sig = cfg.jitter_sigma if "barrier" in mech else 0.0
     lo = cfg.jitter_min
 
-    clip_free = sig == 0.0 or norm.cdf((lo - 1.0) / sig) < 1e-15
+    clip_free = sig == 0.0 or ndtr((lo - 1.0) / sig) < 1e-15
 
     def emax(S, n):
         """E[max over n live groups of S jittered stacks] (in stacks)."""
@@ -261,7 +175,7 @@ def _cycle(method, N, r, cfg, layout, curves: _Curves, mech):
         if clip_free:
             return S + sig * np.sqrt(S) * emax_std_normal(n)
         return np.array([expected_max_stack_sum(int(a), int(b), sig, lo)
-                         for a, b in zip(S, n, strict=True)])
+                         for a, b in zip(S.ravel(), n.ravel(), strict=True)]).reshape(n.shape)
 
     if method == "spare":
         S_lo = np.maximum(np.floor(S_s), 1.0)
@@ -271,7 +185,7 @@ def _cycle(method, N, r, cfg, layout, curves: _Curves, mech):
     else:
         comp = cs * (r if method == "rep" else 1) * emax(1.0, alive)
     base = comp + ta
-    events = np.zeros_like(tau)
+    events = np.zeros_like(px)
     if "failure_events" in mech and method != "ckpt":
         if method == "spare":
             p = np.clip(ph0_s, 0.0, 1.0)
@@ -293,41 +207,13 @@ def _cycle(method, N, r, cfg, layout, curves: _Curves, mech):
                 events = events + q1 * (1 - p_ph0) * (patch + ta)
             wall = base + events
     step = base + events
-    delay = float(0.5 * comp[-1] + f * ta) if "failure_events" in mech else 0.0
-    return _Cycle(tau, px, step, S_s, events, n_s, delay)
-
-
-_CFG_FIELDS = ("compute_per_stack_s", "jitter_sigma", "jitter_min", "allreduce_s",
-               "allreduce_fail_factor", "restart_s", "shrink_s", "checkpoint_s", "failure_dist",
-               "weibull_shape", "system_mtbf_s")
-
-
-class _Cfg:
-    """Hashable snapshot of the config fields the model reads (besides ``steps``)."""
-
-    def __init__(self, key: tuple) -> None:
-        for name, v in zip(_CFG_FIELDS, key, strict=True):
-            setattr(self, name, v)
-
-
-#: Accepted spellings of a field (the stall per reconfiguration was called ``shrink_s``).
-_ALIASES = {"shrink_s": ("stall_s", "shrink_s")}
-
-
-def _cfg_key(config: Any) -> tuple:
-    """The config fields the model reads, as a hashable tuple (validated)."""
-    if float(getattr(config, "domain_fault_share", 0.0) or 0.0) > 0.0:
-        raise ValueError("config.domain_fault_share must be 0: the model has independent group "
-                         "clocks only (failure domains are not modelled)")
     out = []
-    for name in _CFG_FIELDS:
-        names = _ALIASES.get(name, (name,))
-        found = [n for n in names if hasattr(config, n)]
-        if not found:
-            raise ValueError(f"config must have attribute {names[0]!r} (see ClusterLike)")
-        v = getattr(config, found[0])
-        out.append(v if isinstance(v, str) else float(v))
-    return tuple(out)
+    for k, (c, end) in enumerate(zip(curves_list, ends, strict=True)):
+        delay = float(0.5 * comp[k, end - 1] + f * ta) if "failure_events" in mech else 0.0
+        out.append(_Cycle(c.tau[:end], px[k, :end], step[k, :end], S_s[k, :end],
+                          events[k, :end], n_s[k, :end], delay,
+                          _grid=c.source.grid_prefix(end)))
+    return out
 
 
 @lru_cache(maxsize=2048)
@@ -335,27 +221,30 @@ def _cycles(method: str, N: int, r: int, layout: str, mech: tuple[str, ...], key
     """Restart duration, first cycle (fresh clocks), steady cycle (equilibrium ages) and the
     transient cycles after restarts at t0 < t_eq, without checkpoint costs."""
     cfg = _Cfg(key)
-    clock = Clock(cfg.failure_dist, N * cfg.system_mtbf_s, cfg.weibull_shape)
+    clock = _clock(cfg.failure_dist, N * cfg.system_mtbf_s, cfg.weibull_shape)
     windows, prefail = 1.0, 0.0
-    first = _cycle(method, N, r, cfg, layout, _curves(N, mech, key, "first", None)[0], mech)
+    kinds = [_curves(N, mech, key, "first", None)[0]]
     if "restart_windows" in mech:
         curves, R = _curves(N, mech, key, "steady", None)
-        rl = restart_law(clock, N, cfg.restart_s)
-        windows = rl.windows_per_group
-        if "failure_law" in mech:
-            prefail = float(sum(w * x[0] for w, x, _ in curves.nodes))
+        windows = _law_curves(N, _law_key(key, mech))[1].windows_per_group
     else:
         curves, R = _curves(N, mech, key, "none", None)
         R = float(cfg.restart_s)
-    ss = _cycle(method, N, r, cfg, layout, curves, mech)
+    kinds.append(curves)
     # restarts that start before the clocks reach equilibrium (clocks are never reset: at time t0
     # after the fresh start a Weibull clock with k < 1 fails sooner than an equilibrium one;
     # exponential clocks are memoryless, so they need no transient)
-    transient: list[tuple[float, float, _Cycle]] = []
+    t0s, Rts = [], []
     if "failure_law" in mech and "restart_windows" in mech and clock.shape != 1.0:
         for t0 in transient_restart_times(clock):
             c_t, R_t = _curves(N, mech, key, "steady", t0)
-            transient.append((t0, R_t, _cycle(method, N, r, cfg, layout, c_t, mech)))
+            kinds.append(c_t)
+            t0s.append(t0)
+            Rts.append(R_t)
+    first, ss, *cyc_t = _cycle_batch(method, N, r, cfg, layout, kinds, mech)
+    transient = list(zip(t0s, Rts, cyc_t, strict=True))
+    if "restart_windows" in mech and "failure_law" in mech:  # (after the batch: it fills x)
+        prefail = float(np.sum(curves.w * curves.x_prefix(1)[:, 0]))
     return R, windows, prefail, first, ss, transient, clock.t_equilibrium
 
 
@@ -371,10 +260,10 @@ def _progress_stats(cyc: _Cycle, C: int | None, steps: int):
         EY = float(np.sum(np.diff(np.concatenate(([0.0], tj))) * Gj))
     else:
         W, EY = 0.0, 0.0
-    dV = np.gradient(V, tau)
-    EV = float(np.trapezoid(G * dV, tau))
-    EV2h = float(np.trapezoid(V * G * dV, tau))
-    Etf = float(np.trapezoid(tau * G * dV, tau))
+    GdV = G * cyc.gradient(V)
+    EV = cyc.trapz(GdV)
+    EV2h = cyc.trapz(V * GdV)
+    Etf = cyc.trapz(tau * GdV)
     return W, EY, EV, EV2h, Etf
 
 
@@ -433,3 +322,14 @@ def _steady_time(st: dict[str, Any], cyc: _Cycle | None, s: float, C: int | None
     return n * (U + R) + R + t_f, n, n * (U - st["EY"])
 
 
+def clear_caches() -> None:
+    """Forget every memoised piece of the model (P0 tables, μ, clocks with their renewal and
+    transient tables, failure-law curves, cycles, the Bethe root tables of
+    :mod:`~spare_lib.theory.finite`): the next :func:`~spare_lib.theory.predict.predict` runs
+    cold (benchmarks; nothing else needs it)."""
+    from spare_lib.theory import finite
+
+    for f in (_p0_table, _mu_index, _n_tables, _tau_grid_cached, _clock, _law_curves, _cycles,
+              finite._survival_consecutive_exact, finite._survival_consecutive_fast,
+              finite._bethe_root_table):
+        f.cache_clear()

@@ -3,7 +3,8 @@
 :func:`optimise_checkpoint` scans C for one (method, N, r); :func:`recommend` scans r as well and
 returns a :class:`Recommendation`; :func:`optimum_curve` gives r* and C* along a list of cluster
 configurations (e.g. N from 10² to 10⁵, or the system MTBF m). All of it calls
-:func:`spare_lib.theory.predict.predict` (≈ 2–6 ms per call).
+:func:`spare_lib.theory.predict.predict` (≈ 0.5 ms per call at a new C, 4–10 ms on a new
+cluster; ``benchmarks/bench_predict.py``).
 
 Example
 -------
