@@ -191,7 +191,8 @@ def print_verdicts(closed_v: Any, sim_v: Any = None, disagreements: tuple[str, .
         print(f"({closed_v.source} only: --simulate N_TRIALS checks it with the simulator)")
         return
     if disagreements:
-        print("Closed form and simulation disagree: " + "; ".join(disagreements) + ". Both verdicts:")
+        print(f"The {closed_v.source} and the simulation disagree: " + "; ".join(disagreements)
+              + ". Both verdicts:")
         print("\n".join(closed_v.lines()))
         print()
     print("\n".join(sim_v.lines()))

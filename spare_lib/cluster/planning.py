@@ -433,7 +433,8 @@ class Plan:
         model evaluated at C with ``model='predict'``; the closed forms' optimum otherwise (their
         Eq. 7 value is quoted at T_c*)."""
         p = self.point(method, r)
-        if self.model != "predict" or int(C) == p.checkpoint_steps:
+        if self.model != "predict" or int(C) == p.checkpoint_steps \
+                or not math.isfinite(p.ttt_over_t0):
             return p.ttt_over_t0, p.availability
         q = _predict_at(self.cluster, method, int(r), self.layout if method == "spare"
                         else "ruler", self.steps, int(C))
@@ -541,7 +542,8 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
         J = S̄/A* (Eq. 7). With ``model='predict'``: the model's μ (mean failures per restart
         cycle), T_f its mean uptime per steady cycle, S̄ its mean depth, the step time its
         mean committed step (failure events included), C its argmin and C·step time as the
-        period, its availability and TTT/T0.
+        period, its availability and TTT/T0; TTT/T0 = inf and availability 0 when the model
+        finds the cluster never trains (:class:`~spare_lib.theory.predict.NoTrainingCycle`).
     """
     if not isinstance(spec, ClusterSpec):
         raise ValueError(f"spec must be a ClusterSpec (see cluster_spec), "
@@ -591,10 +593,17 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
 @lru_cache(maxsize=4096)
 def _predict_point(spec: ClusterSpec, method: str, r: int, layout: str,
                    steps: int) -> ClosedFormPoint:
+    from spare_lib.theory.predict import NoTrainingCycle
     from spare_lib.theory.predict_grid import optimise_checkpoint
 
-    C, p = optimise_checkpoint(method, spec.N, r, spec.cluster_config(steps=steps),
-                               layout=layout)
+    try:
+        C, p = optimise_checkpoint(method, spec.N, r, spec.cluster_config(steps=steps),
+                                   layout=layout)
+    except NoTrainingCycle:  # never trains: every cycle is wiped out at its first poll
+        return ClosedFormPoint(method=method, label=LABELS[method], r=r, mu=1.0,
+                               restart_interval_s=0.0, overhead=float(r) if method != "spare"
+                               else 1.0, step_time_s=spec.step_s, checkpoint_period_s=spec.step_s,
+                               checkpoint_steps=1, availability=0.0, ttt_over_t0=math.inf)
     return ClosedFormPoint(method=method, label=LABELS[method], r=r, mu=p.failures_per_cycle,
                            restart_interval_s=p.uptime_s, overhead=p.overhead,
                            step_time_s=p.step_s, checkpoint_period_s=C * p.step_s,

@@ -163,7 +163,7 @@ class SimulatedChoice:
             head += f" [{self.edge_advice()}]"
         tied = _ranges(self.tied)
         if self.delta_r == 0:
-            line = f"{head}; {self.source} r = {self.closed_form_r}: same"
+            line = f"{head}; {self.source} r = {self.closed_form_r}: same (r = {tied} tied within 2 s.e.)"
         elif self.agrees:
             line = (f"{head}; {self.source} r = {self.closed_form_r} differs by {self.delta_r:+d} "
                     f"but is within noise (r = {tied} tied within 2 s.e.; "
