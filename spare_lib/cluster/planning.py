@@ -288,7 +288,10 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
     (7812, 64, 180, 47.0)
     """
     gpus = check_int("gpus", gpus, lo=2)
-    gpg = check_int("gpus_per_group", gpus_per_group, lo=1, hi=gpus // 2)
+    gpg = check_int("gpus_per_group", gpus_per_group, lo=1)
+    if gpg > gpus // 2:
+        raise ValueError(f"gpus_per_group must be in [1, {gpus // 2}] (at least N = 2 groups of "
+                         f"gpus_per_group GPUs in gpus = {gpus}), got {gpg}")
     N = gpus // gpg
     if system_mtbf_min is not None and gpu_mtbf_hours is not None:
         raise ValueError("give system_mtbf_min or gpu_mtbf_hours, not both")
