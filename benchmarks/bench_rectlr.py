@@ -8,7 +8,9 @@ at N=1000, r=20 and N=10,000, r=26, ruler and consecutive layouts. For every con
   SPEC §4's slot graph) on events drawn uniformly from the same sequences (it needs seconds to
   minutes per reordering event, so only a sample), with the Controller's time on the same events;
 * the numba kernels the cluster simulator calls (``rectlr_kernel``, stateless; and
-  ``rectlr_kernel_ws``, with a kept holder index) along whole sequences at N=1000, r=9 and 20.
+  ``rectlr_kernel_ws``, with a kept holder index) along whole sequences at N=1000, r=9 and 20;
+* ``rectlr_kernel_inc`` per failure event at N = 10³, 10⁴, 10⁵ (issue 16), as the Python API
+  and as the sampled simulator call it.
 
 Prints median and p99 per event and the ratios, all measured in this run. Target (issue 3):
 Controller median ≤ 1 ms at N=1000, r=20 and ≥ 50× faster than the reference.
@@ -35,7 +37,14 @@ from spare_lib.rectlr import (  # noqa: E402
     rectlr_workspace,
     speed_summary,
 )
-from spare_lib.rectlr.kernels import rectlr_inc_workspace, rectlr_kernel_inc  # noqa: E402
+from spare_lib.rectlr.kernels import (  # noqa: E402
+    rectlr_inc_invalidate,
+    rectlr_inc_mode,
+    rectlr_inc_notice,
+    rectlr_inc_patch_plan,
+    rectlr_inc_workspace,
+    rectlr_kernel_inc,
+)
 from spare_lib.stacking import make_layout  # noqa: E402
 
 
@@ -71,19 +80,24 @@ def kernel_sequences(N: int, r: int, n_seq: int, seed: int) -> dict[str, np.ndar
 
 
 def kernel_inc_events(N: int, r: int, n_events: int, seed: int) -> dict[str, np.ndarray]:
-    """Per-event time of the stateless kernel and of ``rectlr_kernel_inc`` (issue 16) along the
-    first ``n_events`` random failures (a restart after a wipe-out); checks identical results."""
+    """Per-event time of the stateless kernel, of ``rectlr_kernel_inc`` (issue 16) as the Python
+    API calls it (deaths found by comparing survivor masks, dense patch) and as the sampled
+    simulator calls it (deaths reported, sparse patch; the report is timed with the call),
+    along the first ``n_events`` random failures (a restart after a wipe-out); checks that the
+    three give identical results."""
     lay = make_layout(N, r, "ruler")
     base = np.array(lay.stacks, dtype=np.int64)
-    st, st2 = base.copy(), base.copy()
+    st, st2, st3 = base.copy(), base.copy(), base.copy()
     alive = np.ones(N, bool)
-    p1, p2 = np.zeros(N, np.int64), np.zeros(N, np.int64)
+    p1, p2, p3 = np.zeros(N, np.int64), np.zeros(N, np.int64), np.zeros(N, np.int64)
     rectlr_kernel_inc(base.copy(), alive, 1, p2, *rectlr_inc_workspace(base))  # JIT load
     rectlr_kernel(base.copy(), alive, 1, p1)
     ws = rectlr_inc_workspace(st2)
+    ws3 = rectlr_inc_workspace(st3)
+    rectlr_inc_mode(ws3[6], True, True)
     rng = np.random.default_rng(seed)
-    S = S2 = 1
-    t_k, t_i, code = [], [], []
+    S = 1
+    t_k, t_i, t_s, code = [], [], [], []
     for _ in range(n_events):
         g = int(rng.integers(N))
         while not alive[g]:
@@ -93,16 +107,29 @@ def kernel_inc_events(N: int, r: int, n_events: int, seed: int) -> dict[str, np.
         a = rectlr_kernel(st, alive, S, p1)
         t_k.append(time.perf_counter() - t0)
         t0 = time.perf_counter()
-        b = rectlr_kernel_inc(st2, alive, S2, p2, *ws)
+        b = rectlr_kernel_inc(st2, alive, S, p2, *ws)
         t_i.append(time.perf_counter() - t0)
-        if a != b or not np.array_equal(st, st2) or not np.array_equal(p1, p2):
+        t0 = time.perf_counter()
+        rectlr_inc_notice(g, ws3[6], ws3[7])
+        c = rectlr_kernel_inc(st3, alive, S, p3, *ws3)
+        t_s.append(time.perf_counter() - t0)
+        if a != b or a != c or not np.array_equal(st, st2) or not np.array_equal(st, st3) \
+                or not np.array_equal(p1, p2):
             raise AssertionError("rectlr_kernel_inc differs from rectlr_kernel")
+        if a[0] == 1:
+            k0, groups, n = rectlr_inc_patch_plan(ws3[6], ws3[7])
+            dense = np.where(alive, k0, 0)
+            dense[groups[:n]] = p3[groups[:n]]
+            if not np.array_equal(dense, p1):
+                raise AssertionError("the sparse patch differs from rectlr_kernel's")
         code.append(a[0])
-        S, S2 = a[1], b[1]
+        S = a[1]
         if a[0] == 2:
-            st[:], st2[:], alive[:] = base, base, True
-            S = S2 = 1
-    return {"stateless": np.asarray(t_k), "inc": np.asarray(t_i), "outcome": np.asarray(code)}
+            st[:], st2[:], st3[:], alive[:] = base, base, base, True
+            rectlr_inc_invalidate(ws3[6])
+            S = 1
+    return {"stateless": np.asarray(t_k), "inc": np.asarray(t_i), "inc sim": np.asarray(t_s),
+            "outcome": np.asarray(code)}
 
 
 def main() -> int:
@@ -146,12 +173,14 @@ def main() -> int:
             print(f"  N={N} r={r:>2} {name:>9}: calls={t.size:>6} median {1e6 * np.median(t):7.1f} us"
                   f"  mean {1e6 * t.mean():7.1f} us  p99 {1e6 * np.percentile(t, 99):7.1f} us"
                   f"  per sequence to wipe-out {per_seq * 1e3:6.1f} ms", flush=True)
-    print("\nissue 16: the simulator's kernel per failure event, stateless vs kept Phase 0 "
-          "(rectlr_kernel_inc, bit-identical), first failures of a sequence (target: median "
-          "<= 0.5 ms at N=1e5, r=17):")
-    for N, r, n_ev in [(1000, 9, 3000), (100_000, 17, 300 if args.quick else 3000)]:
+    print("\nissue 16: the simulator's kernel per failure event, stateless vs kept state "
+          "(rectlr_kernel_inc, bit-identical; 'inc' as the Python API calls it, 'inc sim' with "
+          "reported deaths and a sparse patch, as the sampled simulator does), first failures "
+          "of a sequence (target: median <= 0.5 ms at N=1e5, r=17):")
+    for N, r, n_ev in [(1000, 9, 3000), (10_000, 13, 1000 if args.quick else 3000),
+                       (100_000, 17, 300 if args.quick else 3000)]:
         ke = kernel_inc_events(N, r, n_ev, args.seed)
-        for name in ("stateless", "inc"):
+        for name in ("stateless", "inc", "inc sim"):
             t = ke[name]
             fixed = ke["outcome"] == 0
             print(f"  N={N:>6} r={r:>2} {name:>9}: events={t.size} median {1e3 * np.median(t):8.4f} ms"

@@ -45,7 +45,12 @@ n up to 10⁸ and beyond. Φ⁻¹ is Acklam's rational approximation refined by 
 (|error| < 1e-15 in the tests, against scipy.special.ndtri).
 
 Cost per attempt: one O(N) compare over the live groups (vectorised, no random draws) plus
-O(candidates · nst) draws, against O(N · nst) draws for the direct path.
+O(candidates · nst) draws, against O(N · nst) draws for the direct path. The core avoids even
+the compare: it keeps the live groups sorted by next failure time (:func:`index_build`; a live
+group's clock only changes at a restart or a rejoin), so a step reads the few groups whose
+clocks fire before its threshold (:func:`barrier_step_idx`), and a retry whose patch is sparse
+touches only the groups with their own unit count (:func:`barrier_step_patch_idx`). Same draws
+in the same order, same results as the scanning samplers.
 
 Interface (numba, for the core's compute loop)
 ----------------------------------------------
@@ -54,7 +59,14 @@ Interface (numba, for the core's compute loop)
 ``barrier_step_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t, cand)``
     live group w computes ``nst_w[w]`` units (a retry's patch compute);
 ``barrier_direct(...)``, ``barrier_direct_patch(...)``
-    the same contract by the direct per-group, per-stack loop (the core's loop, for checks).
+    the same contract by the direct per-group, per-stack loop (the core's loop, for checks);
+``barrier_step_idx(t, nst, unit_s, alive, nf, n_alive, ix_w, ix_key, ix_meta, ...)``,
+``barrier_step_patch_idx(t, k0, groups, n_groups, nst_w, xst, sid, unit_s, alive, nf, n_alive,
+ix_w, ix_key, ix_meta, ...)``
+    :func:`barrier_step` and :func:`barrier_step_patch` with the live groups read from the
+    sorted index (:func:`index_buffers`, :func:`index_build`, :func:`index_rejoin`); the patch
+    is k0 units for every live group but ``groups[:n_groups]`` (stamped ``xst[w] == sid``),
+    which compute ``nst_w[w]``.
 
 All return ``(tbar, n_fail, n_stacks)``: the barrier end time t̄, the number of noticed
 failures and the stacks computed (units started). ``fail_w[:n_fail]`` and ``fail_t[:n_fail]``
@@ -196,19 +208,70 @@ def _direct_units(nf_w, t, nst, unit_s, sigma, jit_lo, bridge, rng):  # pragma: 
 
 
 @njit(cache=True)
-def _member(w, k, uniform, nst_w, alive):  # pragma: no cover - compiled
-    return alive[w] and (uniform or nst_w[w] == k)
+def _member(w, k, uniform, nst_w, alive, k0, xst, sid):  # pragma: no cover - compiled
+    """Live group w computes k units: every live group (``uniform``), those with nst_w[w] == k
+    (dense, ``sid < 0``), or, sparse, nst_w[w] for the groups stamped ``xst[w] == sid`` and k0
+    for every other."""
+    if not alive[w]:
+        return False
+    if uniform:
+        return True
+    if sid >= 0 and xst[w] != sid:
+        return k0 == k
+    return nst_w[w] == k
+
+
+@njit(cache=True)
+def _sort_prefix(a, n):  # pragma: no cover - compiled
+    """Sort ``a[:n]`` ascending in place (insertion sort for short prefixes)."""
+    if n > 32:
+        a[:n] = np.sort(a[:n])
+        return
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
+@njit(cache=True)
+def _collect(t, th, k, uniform, nst_w, alive, nf, k0, xst, sid, ix_w, ix_key, ix_meta, i0, use_ix,
+             cand):  # pragma: no cover - compiled
+    """Candidates of a set: its members with t < nf ≤ th, ascending, into ``cand``; returns how
+    many. By a scan of every group, or (``use_ix``) from the sorted index's entries from ``i0``
+    on (every live member with nf > t sits there)."""
+    nc = 0
+    if not use_ix:
+        for w in range(alive.shape[0]):
+            if _member(w, k, uniform, nst_w, alive, k0, xst, sid) and t < nf[w] <= th:
+                cand[nc] = w
+                nc += 1
+        return nc
+    L = _front_upto(th, alive, nf, ix_w, ix_key, ix_meta)
+    i = i0
+    while i < L and ix_key[i] <= th:
+        w = ix_w[i]
+        if ix_key[i] > t and _member(w, k, uniform, nst_w, alive, k0, xst, sid):
+            cand[nc] = w
+            nc += 1
+        i += 1
+    _sort_prefix(cand, nc)
+    return nc
 
 
 @njit(cache=True)
 def _set_barrier(t, k, unit_s, uniform, nst_w, alive, nf, n, nf_min, sigma, jit_lo, rng,
-                 fail_w, fail_t, nfail, cand):  # pragma: no cover - compiled
+                 fail_w, fail_t, nfail, cand, k0, xst, sid, ix_w, ix_key, ix_meta, i0,
+                 use_ix):  # pragma: no cover - compiled
     """Largest end time of the n groups (live, nf > t, computing k ≥ 1 units) of one set.
 
     Appends their compute-phase failures to (fail_w, fail_t) from index ``nfail``; the
     candidates examined are left in ``cand`` (their count is returned) for the all-reduce
     poll. Returns (end_max, nfail, stacks, n_cand, threshold): groups not in ``cand`` have
-    nf > threshold ≥ end_max.
+    nf > threshold ≥ end_max. Membership: :func:`_member`; candidates: :func:`_collect` (a scan,
+    or the sorted index with ``nf_min = -inf``: no candidate then means nf_min > threshold).
     """
     N = alive.shape[0]
     bridge = sigma > 0.0 and (1.0 - jit_lo) > 9.0 * sigma
@@ -218,10 +281,8 @@ def _set_barrier(t, k, unit_s, uniform, nst_w, alive, nf, n, nf_min, sigma, jit_
             tfin += unit_s * 1.0
         nc = 0
         if nf_min <= tfin:
-            for w in range(N):
-                if _member(w, k, uniform, nst_w, alive) and t < nf[w] <= tfin:
-                    cand[nc] = w
-                    nc += 1
+            nc = _collect(t, tfin, k, uniform, nst_w, alive, nf, k0, xst, sid, ix_w, ix_key, ix_meta,
+                          i0, use_ix, cand)
         emax = tfin if n > nc else t
         stacks = (n - nc) * k
         for i in range(nc):
@@ -241,7 +302,7 @@ def _set_barrier(t, k, unit_s, uniform, nst_w, alive, nf, n, nf_min, sigma, jit_
         stacks = 0
         nc = 0
         for w in range(N):
-            if _member(w, k, uniform, nst_w, alive) and nf[w] > t:
+            if _member(w, k, uniform, nst_w, alive, k0, xst, sid) and nf[w] > t:
                 cand[nc] = w
                 nc += 1
                 tw, ks, failed = _direct_units(nf[w], t, k, unit_s, sigma, jit_lo, False, rng)
@@ -262,11 +323,10 @@ def _set_barrier(t, k, unit_s, uniform, nst_w, alive, nf, n, nf_min, sigma, jit_
     th = t + unit_s * tot_m
     if nf_min > th:
         return th, nfail, n * k, 0, th
-    nc = 0
-    for w in range(N):
-        if _member(w, k, uniform, nst_w, alive) and t < nf[w] <= th:
-            cand[nc] = w
-            nc += 1
+    nc = _collect(t, th, k, uniform, nst_w, alive, nf, k0, xst, sid, ix_w, ix_key, ix_meta, i0,
+                  use_ix, cand)
+    if nc == 0:
+        return th, nfail, n * k, 0, th
     if k == 1:
         # one unit, polled only at its start (nf > t): candidates can only fail at the poll
         return th, nfail, n, nc, th
@@ -386,7 +446,8 @@ def barrier_step(t, nst, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t,
     if nst > 0 and n > 0:
         emax, nfail, stacks, nc, _th = _set_barrier(t, nst, unit_s, True, cand, alive, nf, n,
                                                     nf_min, sigma, jit_lo, rng, fail_w, fail_t,
-                                                    nfail, cand)
+                                                    nfail, cand, 0, cand, -1, cand, fail_t, cand,
+                                                    0, False)
         if emax > tbar:
             tbar = emax
     if nst == 0:  # nobody computes: the live groups with nf ≤ t fail at the poll (t̄ = t)
@@ -436,11 +497,308 @@ def barrier_step_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, 
             continue
         emax, nfail, st, _nc, _th = _set_barrier(t, k, unit_s, False, nst_w, alive, nf, cnt[k],
                                                  mins[k], sigma, jit_lo, rng, fail_w, fail_t,
-                                                 nfail, cand)
+                                                 nfail, cand, 0, nst_w, -1, cand, fail_t, cand, 0,
+                                                 False)
         stacks += st
         if emax > tbar:
             tbar = emax
     nfail = _poll_all(alive, nf, tbar, fail_w, fail_t, nfail)  # O(N) compare
+    return tbar, nfail, stacks
+
+
+# --------------------------------------------------------------------------- sorted index
+# The live groups ordered by their next failure time, for the core's sampled path. Between a
+# global restart (or a rejoin) and the next, a live group's nf never changes and a dead group
+# stays dead, so an order built then stays valid: dead entries are skipped (and dropped from
+# the front), and the groups whose clocks fire soonest are at the front. A step reads the few
+# entries with nf up to its threshold instead of comparing all N. Only a front of the soonest
+# clocks is sorted (a split at about the (N/64)-th clock, O(N), then a sort of those); the
+# others are sorted a batch at a time when the simulated time reaches the front's horizon.
+
+@njit(cache=True)
+def index_buffers(N):  # pragma: no cover - compiled
+    """The sorted index's arrays ``(ix_w, ix_key, ix_meta)`` (:func:`index_build`).
+
+    ``ix_w[:L]`` are groups in ascending (key, group) order with keys ``ix_key[:L]`` (their nf
+    when indexed), L = ``ix_meta[0]``, and ``ix_meta[1]`` is the first entry not known dead;
+    ``ix_w[N:N + ix_meta[2]]`` are the other live groups, unsorted, all with nf > ``ix_key[N]``.
+    An entry is current while its group is alive. ``ix_w[2N:4N]``, ``ix_key[N+1:]`` and
+    ``ix_meta[3]`` are scratch and a stamp for :func:`index_rejoin`.
+    """
+    ix_w = np.empty(4 * N, np.int64)
+    ix_w[3 * N:] = -1  # index_rejoin's stamps (they start at 1)
+    return ix_w, np.empty(2 * N + 1, np.float64), np.zeros(4, np.int64)
+
+
+@njit(cache=True)
+def index_rejoin(alive, nf, ix_w, ix_key, ix_meta):  # pragma: no cover - compiled
+    """Groups were revived with new clocks (a rejoin): keep the current entries, insert the
+    groups that have none. O(N) compares, O(k log k) for k insertions, nothing allocated but
+    the k-sort.
+
+    A front entry is current if its group is alive and its key is the group's nf (a revived
+    group's clock was renewed after its entry was made); a rest entry if its group is alive and
+    its nf is past the horizon ``ix_key[N]``. Every other live group is inserted.
+    """
+    N = alive.shape[0]
+    stamp = ix_meta[3] + 1
+    ix_meta[3] = stamp
+    seen = ix_w[3 * N:]
+    H = ix_key[N]
+    L = 0
+    for i in range(ix_meta[1], ix_meta[0]):
+        w = ix_w[i]
+        if alive[w] and ix_key[i] == nf[w] and seen[w] != stamp:
+            seen[w] = stamp
+            ix_w[L] = w
+            ix_key[L] = ix_key[i]
+            L += 1
+    R = 0
+    for i in range(ix_meta[2]):
+        w = ix_w[N + i]
+        if alive[w] and seen[w] != stamp and nf[w] > H:
+            seen[w] = stamp
+            ix_w[N + R] = w
+            R += 1
+    k = 0
+    for w in range(N):
+        if alive[w] and seen[w] != stamp:
+            if nf[w] > H:
+                ix_w[N + R] = w
+                R += 1
+            else:
+                ix_w[2 * N + k] = w
+                ix_key[N + 1 + k] = nf[w]
+                k += 1
+    if k > 0:
+        order = np.argsort(ix_key[N + 1:N + 1 + k], kind="mergesort")
+        i, j, o = L - 1, k - 1, L + k - 1
+        while j >= 0:  # merge from the back: the kept front [0, L) and the k new entries
+            wj = ix_w[2 * N + order[j]]
+            kj = ix_key[N + 1 + order[j]]
+            if i >= 0 and (ix_key[i] > kj or (ix_key[i] == kj and ix_w[i] > wj)):
+                ix_w[o] = ix_w[i]
+                ix_key[o] = ix_key[i]
+                i -= 1
+            else:
+                ix_w[o] = wj
+                ix_key[o] = kj
+                j -= 1
+            o -= 1
+    ix_meta[0] = L + k
+    ix_meta[1] = 0
+    ix_meta[2] = R
+
+
+@njit(cache=True)
+def _index_extend(alive, nf, ix_w, ix_key, ix_meta):  # pragma: no cover - compiled
+    """Move the next batch of the soonest live clocks from the unsorted rest to the sorted
+    front: a horizon P at about the (N/64)-th smallest clock (a quantile of 255 evenly spaced
+    samples), one pass to split the rest at P, a sort of the batch. O(rest)."""
+    N = alive.shape[0]
+    L = ix_meta[0]
+    R = 0
+    for i in range(ix_meta[2]):  # the rest with its clocks in scratch, dead groups dropped
+        w = ix_w[N + i]
+        if alive[w]:
+            ix_w[N + R] = w
+            ix_key[N + 1 + R] = nf[w]
+            R += 1
+    if R == 0:
+        ix_meta[2] = 0
+        ix_key[N] = np.inf
+        return
+    K = max(64, N >> 6)
+    P = np.inf
+    if R > K:
+        m = 255
+        smp = np.empty(m, np.float64)
+        for j in range(m):
+            smp[j] = ix_key[N + 1 + (j * R) // m]
+        smp.sort()
+        P = smp[(K * m) // R]
+    ns = 0
+    kr = 0
+    for i in range(R):
+        w = ix_w[N + i]
+        x = ix_key[N + 1 + i]
+        if x <= P:
+            ix_w[L + ns] = w
+            ix_key[L + ns] = x
+            ns += 1
+        else:
+            ix_w[N + kr] = w
+            kr += 1
+    order = np.argsort(ix_key[L:L + ns], kind="mergesort")  # stable: ties in group order
+    tw = ix_w[2 * N:2 * N + ns]
+    tk = ix_key[N + 1:N + 1 + ns]
+    for j in range(ns):
+        tw[j] = ix_w[L + order[j]]
+        tk[j] = ix_key[L + order[j]]
+    for j in range(ns):
+        ix_w[L + j] = tw[j]
+        ix_key[L + j] = tk[j]
+    ix_meta[0] = L + ns
+    ix_meta[2] = kr
+    ix_key[N] = P if kr > 0 else np.inf
+
+
+@njit(cache=True)
+def index_build(alive, nf, ix_w, ix_key, ix_meta):  # pragma: no cover - compiled
+    """Index the live groups by (nf, group), at the start and after a restart (every clock is
+    new). O(N), plus a sort of the first batch."""
+    N = alive.shape[0]
+    R = 0
+    for w in range(N):
+        if alive[w]:
+            ix_w[N + R] = w
+            R += 1
+    ix_meta[0] = 0
+    ix_meta[1] = 0
+    ix_meta[2] = R
+    ix_key[N] = -np.inf
+    _index_extend(alive, nf, ix_w, ix_key, ix_meta)
+
+
+@njit(cache=True)
+def _front_upto(x, alive, nf, ix_w, ix_key, ix_meta):  # pragma: no cover - compiled
+    """Extend the sorted front until it holds every live group with nf ≤ x; returns its length."""
+    N = alive.shape[0]
+    while ix_meta[2] > 0 and x > ix_key[N]:
+        _index_extend(alive, nf, ix_w, ix_key, ix_meta)
+    return ix_meta[0]
+
+
+@njit(cache=True)
+def _index_front(alive, ix_w, ix_meta):  # pragma: no cover - compiled
+    """Drop the dead entries at the front; returns the first live entry."""
+    h = ix_meta[1]
+    L = ix_meta[0]
+    while h < L and not alive[ix_w[h]]:
+        h += 1
+    ix_meta[1] = h
+    return h
+
+
+@njit(cache=True)
+def _poll_idx(alive, nf, tbar, fail_w, fail_t, nfail, ix_w, ix_key, ix_meta,
+              h):  # pragma: no cover - compiled
+    """:func:`_poll_all` from the index: the live groups with nf ≤ t̄ not in fail_w[:nfail],
+    appended in group order."""
+    n1 = nfail
+    L = _front_upto(tbar, alive, nf, ix_w, ix_key, ix_meta)
+    i = h
+    while i < L and ix_key[i] <= tbar:
+        w = ix_w[i]
+        i += 1
+        if not alive[w]:
+            continue
+        seen = False
+        for j in range(n1):
+            if fail_w[j] == w:
+                seen = True
+                break
+        if not seen:
+            fail_w[nfail] = w
+            fail_t[nfail] = tbar
+            nfail += 1
+    _sort_prefix(fail_w[n1:], nfail - n1)
+    return nfail
+
+
+@njit(cache=True)
+def barrier_step_idx(t, nst, unit_s, alive, nf, n_alive, ix_w, ix_key, ix_meta, sigma, jit_lo,
+                     rng, fail_w, fail_t, cand):  # pragma: no cover - compiled
+    """:func:`barrier_step` with the live groups read from the sorted index.
+
+    Same draws in the same order, same results (failures in the same order); ``n_alive`` is
+    the number of live groups and (ix_w, ix_key, ix_meta) the index of exactly them
+    (:func:`index_build`). Cost: the index entries with nf up to the threshold, not O(N).
+    """
+    h = _index_front(alive, ix_w, ix_meta)
+    L = _front_upto(t, alive, nf, ix_w, ix_key, ix_meta)
+    nfail = 0
+    i = h
+    while i < L and ix_key[i] <= t:  # overdue: polled at their first unit, they fail at t
+        w = ix_w[i]
+        if alive[w]:
+            fail_w[nfail] = w
+            fail_t[nfail] = t
+            nfail += 1
+        i += 1
+    _sort_prefix(fail_w, nfail)
+    n = n_alive - nfail
+    if nst == 0:  # nobody computes: the overdue groups fail at the poll (t̄ = t)
+        return t, nfail, 0
+    n0 = nfail
+    tbar = t
+    stacks = 0
+    nc = 0
+    if n > 0:
+        emax, nfail, stacks, nc, _th = _set_barrier(t, nst, unit_s, True, cand, alive, nf, n,
+                                                    -np.inf, sigma, jit_lo, rng, fail_w, fail_t,
+                                                    nfail, cand, 0, cand, -1, ix_w, ix_key,
+                                                    ix_meta, i, True)
+        if emax > tbar:
+            tbar = emax
+    nfail = _poll(alive, nf, tbar, fail_w, fail_t, nfail, cand, nc, n0)
+    return tbar, nfail, stacks
+
+
+@njit(cache=True)
+def barrier_step_patch_idx(t, k0, groups, n_groups, nst_w, xst, sid, unit_s, alive, nf, n_alive,
+                           ix_w, ix_key, ix_meta, sigma, jit_lo, rng, fail_w, fail_t,
+                           cand):  # pragma: no cover - compiled
+    """:func:`barrier_step_patch` for a sparse patch, from the sorted index.
+
+    Every live group computes ``k0`` units except ``groups[:n_groups]``, which compute
+    ``nst_w[w]`` and are stamped ``xst[w] == sid`` by the caller. Same draws in the same order
+    and same results as :func:`barrier_step_patch` on the dense counts; cost O(n_groups + index
+    entries up to the thresholds) instead of O(N · units).
+    """
+    h = _index_front(alive, ix_w, ix_meta)
+    kmax = k0
+    n_exc = 0
+    for g in range(n_groups):
+        w = groups[g]
+        if alive[w]:
+            n_exc += 1
+            if nst_w[w] > kmax:
+                kmax = nst_w[w]
+    cnt = np.zeros(kmax + 1, np.int64)  # live groups with nf > t per unit count
+    cnt[k0] = n_alive - n_exc
+    for g in range(n_groups):
+        w = groups[g]
+        if alive[w]:
+            cnt[nst_w[w]] += 1
+    nfail = 0
+    L = _front_upto(t, alive, nf, ix_w, ix_key, ix_meta)
+    i = h
+    while i < L and ix_key[i] <= t:
+        w = ix_w[i]
+        i += 1
+        if not alive[w]:
+            continue
+        k = nst_w[w] if xst[w] == sid else k0
+        cnt[k] -= 1
+        if k > 0:
+            fail_w[nfail] = w
+            fail_t[nfail] = t
+            nfail += 1
+    _sort_prefix(fail_w, nfail)
+    tbar = t
+    stacks = 0
+    for k in range(1, kmax + 1):
+        if cnt[k] == 0:
+            continue
+        emax, nfail, st, _nc, _th = _set_barrier(t, k, unit_s, False, nst_w, alive, nf, cnt[k],
+                                                 -np.inf, sigma, jit_lo, rng, fail_w, fail_t,
+                                                 nfail, cand, k0, xst, sid, ix_w, ix_key, ix_meta,
+                                                 i, True)
+        stacks += st
+        if emax > tbar:
+            tbar = emax
+    nfail = _poll_idx(alive, nf, tbar, fail_w, fail_t, nfail, ix_w, ix_key, ix_meta, h)
     return tbar, nfail, stacks
 
 
@@ -478,4 +836,5 @@ def barrier_direct(t, nst, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, fail_t
 
 
 __all__ = ["BARRIER_MODES", "barrier_buffers", "barrier_direct", "barrier_direct_patch",
-           "barrier_step", "barrier_step_patch", "norm_isf", "norm_ppf"]
+           "barrier_step", "barrier_step_idx", "barrier_step_patch", "barrier_step_patch_idx",
+           "index_buffers", "index_build", "index_rejoin", "norm_isf", "norm_ppf"]

@@ -49,7 +49,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spare_lib.cluster.barrier import barrier_step, barrier_step_patch
+from spare_lib.cluster.barrier import (
+    barrier_step_idx,
+    barrier_step_patch,
+    barrier_step_patch_idx,
+    index_buffers,
+    index_build,
+    index_rejoin,
+)
 from spare_lib.cluster.methods import dispatch as hooks
 from spare_lib.cluster.methods._common import COMMIT_FIXED, COMPUTE_MULT, DEPTH, RETRY, WIPEOUT
 from spare_lib.cluster.methods._common import jitter as _jitter
@@ -216,6 +223,11 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     fail_t = np.empty(N if sampled else 0, dtype=np.float64)
     cand = np.empty(N if sampled else 0, dtype=np.int64)
     nst_buf = np.zeros(N if sampled else 0, dtype=np.int64)
+    # sampled: the live groups sorted by next failure time (barrier.index_build), and the stamps
+    # of a sparse retry's groups (hooks.retry_plan)
+    ix_w, ix_key, ix_meta = index_buffers(N if sampled else 0)
+    xst = np.full(N if sampled else 0, -1, dtype=np.int64)
+    sid = 0
     tr_cur = tr_ptr[:-1].copy()
     fcnt = np.zeros(N, dtype=np.int64)
     own = np.empty(N if has_dom else 0, dtype=np.float64)
@@ -235,6 +247,9 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
             nf[w] = own[w] if own[w] < nd else nd
         else:
             nf[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+    if sampled:
+        index_build(alive, nf, ix_w, ix_key, ix_meta)
+        hooks.sampled(code, ms)
 
     t = 0.0
     committed = 0
@@ -286,6 +301,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 elif revive[w] < next_revive:
                     next_revive = revive[w]
             hooks.rejoin(code, alive, n_alive, ms)
+            if sampled:
+                index_rejoin(alive, nf, ix_w, ix_key, ix_meta)
             t += pf[Q_REJOIN_STALL]
             stall_time += pf[Q_REJOIN_STALL]
         # ---------------- one step: first attempt, then retries ----------------
@@ -307,7 +324,10 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 # event-driven barrier (spare_lib.cluster.barrier): the slowest group's time is
                 # drawn directly; only groups whose clocks fire inside the step are drawn one by
                 # one. Exact in distribution; the noticed failures come back in notice order.
-                if retry:
+                # Live groups come from the index sorted by next failure time; a retry's patch
+                # is sparse (k0 units each but for a few groups), so no step scans all N.
+                k0, pgroups, n_pg = hooks.retry_plan(code, ms) if retry else (0, gi, -1)
+                if retry and n_pg < 0:  # no sparse patch: every group's own count
                     unit_b = compute_s
                     for w in range(N):
                         if alive[w]:
@@ -316,10 +336,19 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     tbar, nfl, nst_done = barrier_step_patch(t + delay, nst_buf, unit_b, alive, nf,
                                                              sigma, jit_lo, rng, fail_w, fail_t,
                                                              cand)
+                elif retry:
+                    _k, unit_b = hooks.work(code, True, k0, depth, mult, compute_s)
+                    sid += 1
+                    for i_g in range(n_pg):
+                        xst[pgroups[i_g]] = sid
+                    tbar, nfl, nst_done = barrier_step_patch_idx(
+                        t + delay, k0, pgroups, n_pg, gi, xst, sid, unit_b, alive, nf, n_alive,
+                        ix_w, ix_key, ix_meta, sigma, jit_lo, rng, fail_w, fail_t, cand)
                 else:
                     nst0, unit0 = hooks.work(code, False, gi[0], depth, mult, compute_s)
-                    tbar, nfl, nst_done = barrier_step(t + delay, nst0, unit0, alive, nf, sigma,
-                                                       jit_lo, rng, fail_w, fail_t, cand)
+                    tbar, nfl, nst_done = barrier_step_idx(t + delay, nst0, unit0, alive, nf,
+                                                           n_alive, ix_w, ix_key, ix_meta, sigma,
+                                                           jit_lo, rng, fail_w, fail_t, cand)
                 n_stacks += nst_done
                 if retry:
                     patch_stacks += nst_done
@@ -450,6 +479,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     revive[w] = np.inf
                 next_revive = np.inf
             hooks.reset(code, ms)
+            if sampled:
+                index_build(alive, nf, ix_w, ix_key, ix_meta)
             if use_mem:
                 mem_restarts += 1
                 redone += committed - last_mem

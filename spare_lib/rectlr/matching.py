@@ -99,6 +99,61 @@ def build_match_lists(match, n_right, head, nxt, prv, load):
             load[v] += 1
 
 
+@njit(cache=True)
+def materialize_list(w, stacks, match, head, nxt, prv, load, lstamp, stamp):
+    """Build group w's list of matched types as :func:`build_match_lists` would, once per ``stamp``.
+
+    The list of w is the types t of w's stack row with ``match[t] == w`` (a type is only ever
+    matched to a holder), linked from ``head[w]`` in decreasing t order, which is the order the
+    head insertions of :func:`build_match_lists` (t ascending) leave. O(r·load[w]); a no-op when
+    ``lstamp[w] == stamp`` (the list is already live for this search).
+    """
+    if lstamp[w] == stamp:
+        return
+    lstamp[w] = stamp
+    r = stacks.shape[1]
+    head[w] = -1
+    load[w] = 0
+    last = -1
+    while True:
+        best = -1
+        for p in range(r):
+            t = stacks[w, p]
+            if t > last and (best < 0 or t < best) and match[t] == w:
+                best = t
+        if best < 0:
+            return
+        _list_add(w, best, head, nxt, prv)
+        load[w] += 1
+        last = best
+
+
+@njit(cache=True)
+def undo_log(t, match, matchpos, ustamp, ut, um, up, cnt, stamp):
+    """Record type t's (match, matchpos) before its first change under ``stamp``.
+
+    ``ut/um/up[:cnt[0]]`` is the log; :func:`undo_all` restores it. Each type is logged once
+    per stamp, so the log never exceeds N entries.
+    """
+    if ustamp[t] != stamp:
+        ustamp[t] = stamp
+        k = cnt[0]
+        ut[k] = t
+        um[k] = match[t]
+        up[k] = matchpos[t]
+        cnt[0] = k + 1
+
+
+@njit(cache=True)
+def undo_all(match, matchpos, ut, um, up, cnt):
+    """Restore every logged type's (match, matchpos) and empty the log."""
+    for k in range(cnt[0]):
+        t = ut[k]
+        match[t] = um[k]
+        matchpos[t] = up[k]
+    cnt[0] = 0
+
+
 # --------------------------------------------------------------------------- HK phases
 
 @njit(cache=True)

@@ -23,9 +23,20 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spare_lib.rectlr.matching import _reassign
+from spare_lib.rectlr.matching import _reassign, materialize_list, undo_log
 
 _INF = np.int64(1) << np.int64(60)
+
+#: Rows of the Phase-2 workspace ``iw`` (int64, shape (W_ROWS, 2N + 2), :func:`phase2_workspace`):
+#: per-group lists (head, load by group; nxt, prv by type) and their build stamps, the Dijkstra
+#: arrays by vertex (types 0..N-1, groups N..2N-1, sink 2N), the potentials changed in this call,
+#: the groups that received a type, the undo log of (match, matchpos) and the free-type lists.
+(W_HEAD, W_NXT, W_PRV, W_LOAD, W_LSTAMP, W_PI, W_DIST, W_PAR, W_PARJ, W_DONE, W_TOUCHED, W_PIL,
+ W_RECV, W_RSTAMP, W_USTAMP, W_UT, W_UM, W_UP, W_FREE, W_FREE2, W_LOG, W_CHG) = range(22)
+W_ROWS = 22
+#: Slots of the counters ``cnt`` of :func:`phase2_assign_ws`: undo-log length, groups received,
+#: list stamp, undo stamp.
+C_UNDO, C_RECV, C_LSTAMP, C_USTAMP = range(4)
 
 
 # --------------------------------------------------------------------------- binary heap
@@ -83,6 +94,137 @@ def _relax(y, nd, x, dist, par, touched, nt, hk, hv, n):
 
 
 @njit(cache=True)
+def phase2_workspace(N, r):
+    """Preallocated arrays of :func:`phase2_assign_ws`: ``(iw, heap)``, built once per run.
+
+    ``iw`` (W_ROWS, 2N+2) with the Dijkstra distances at infinity and every other row at 0
+    (potentials, settled flags, stamps); ``heap`` (2, N·r + 2N + 2) the binary heap's keys and
+    values. The search leaves them in that state after every call.
+    """
+    iw = np.zeros((W_ROWS, 2 * N + 2), np.int64)
+    iw[W_DIST, :] = _INF
+    return iw, np.empty((2, N * r + 2 * N + 2), np.int64)
+
+
+@njit(cache=True)
+def phase2_assign_ws(alive, S, stacks, hold_g, tpos, hcnt, match, matchpos, free, nfree, lists,
+                     search, log, heap, cnt):
+    """:func:`phase2_assign` on kept arrays: cost O(vertices explored), not O(N).
+
+    Same searches, same tie-breaking, same result as :func:`phase2_assign` started from
+    :func:`spare_lib.rectlr.matching.build_match_lists` lists. Arguments:
+
+    * ``free[:nfree]``: the free types, ascending (the order :func:`phase2_assign` scans them);
+    * ``lists = (head, nxt, prv, load, lstamp)``: per-group lists of matched types;
+    * ``search = (pi, dist, par, parj, done, touched, pil)`` over the 2N + 1 vertices, with
+      ``pi`` and ``done`` at 0 and ``dist`` at ``_INF``, as every call leaves them;
+    * ``log = (ustamp, ut, um, up, recv, rstamp)``: undo log and groups that received a type;
+    * ``heap``: (2, N·r + 2N + 2) keys and values; ``cnt``: counters ``C_*``.
+
+    With ``cnt[C_LSTAMP] > 0`` (tracking, the incremental kernel): a group's list is built from
+    its stack row the first time the search touches it
+    (:func:`spare_lib.rectlr.matching.materialize_list`, stamp ``cnt[C_LSTAMP]``, which the caller
+    advances before each call); every type whose (match, matchpos) changes is logged once per
+    ``cnt[C_USTAMP]`` (:func:`spare_lib.rectlr.matching.undo_log`); every group that receives a
+    type is listed in ``recv[:cnt[C_RECV]]``. With ``cnt[C_LSTAMP] == 0`` the lists are the
+    caller's, complete, and nothing is logged (``stacks`` and ``log`` are not read).
+
+    Returns 0, or -1 if some free type cannot be assigned (infeasible depth; the assignment is
+    then partial). The total cost is not computed.
+    """
+    N = match.shape[0]
+    SINK = 2 * N
+    head, nxt, prv, load, lst = lists
+    pi, dist, par, parj, done, touched, pil = search
+    ust, ut, um, up, recv, rst = log
+    hk, hv = heap[0], heap[1]
+    ls, us = cnt[C_LSTAMP], cnt[C_USTAMP]
+    track = ls > 0
+    npil = 0
+    status = 0
+    for i in range(nfree):
+        u = free[i]
+        if match[u] >= 0:  # pragma: no cover - the free list holds free types only
+            continue
+        nt = 0
+        dist[u] = 0
+        touched[nt] = u
+        nt += 1
+        n = _heap_push(hk, hv, 0, 0, u)
+        D = -1
+        while n > 0:
+            d, x, n = _heap_pop(hk, hv, n)
+            if done[x] != 0 or d > dist[x]:
+                continue
+            done[x] = 1
+            if x == SINK:
+                D = d
+                break
+            if x < N:
+                for j in range(hcnt[x]):
+                    w = hold_g[x, j]
+                    if not alive[w] or match[x] == w:
+                        continue
+                    y = N + w
+                    c = 0 if tpos[x, j] < S else 1
+                    nd = d + c + pi[x] - pi[y]
+                    if nd < dist[y]:
+                        nt, n = _relax(y, nd, x, dist, par, touched, nt, hk, hv, n)
+                        parj[y] = j
+            else:
+                w = x - N
+                if track:
+                    materialize_list(w, stacks, match, head, nxt, prv, load, lst, ls)
+                if load[w] < S:
+                    nd = d + pi[x] - pi[SINK]
+                    if nd < dist[SINK]:
+                        nt, n = _relax(SINK, nd, x, dist, par, touched, nt, hk, hv, n)
+                y = head[w]
+                while y >= 0:
+                    c = 0 if matchpos[y] < S else 1
+                    nd = d - c + pi[x] - pi[y]
+                    if nd < dist[y]:
+                        nt, n = _relax(y, nd, x, dist, par, touched, nt, hk, hv, n)
+                    y = nxt[y]
+        if D >= 0:
+            for k in range(nt):
+                v = touched[k]
+                if done[v] != 0 and dist[v] < D:
+                    if pi[v] == 0:  # potentials only fall: first change of v in this call
+                        pil[npil] = v
+                        npil += 1
+                    pi[v] -= D - dist[v]
+            x = par[SINK]
+            while True:
+                t = par[x]
+                w = x - N
+                if track:
+                    undo_log(t, match, matchpos, ust, ut, um, up, cnt, us)
+                    if match[t] >= 0:
+                        materialize_list(match[t], stacks, match, head, nxt, prv, load, lst, ls)
+                    materialize_list(w, stacks, match, head, nxt, prv, load, lst, ls)
+                    if rst[w] != ls:
+                        rst[w] = ls
+                        recv[cnt[C_RECV]] = w
+                        cnt[C_RECV] += 1
+                old = _reassign(t, w, match, load, head, nxt, prv)
+                matchpos[t] = tpos[t, parj[x]]
+                if t == u:
+                    break
+                x = N + old
+        for k in range(nt):
+            v = touched[k]
+            dist[v] = _INF
+            done[v] = 0
+        if D < 0:
+            status = -1
+            break
+    for k in range(npil):
+        pi[pil[k]] = 0
+    return status
+
+
+@njit(cache=True)
 def phase2_assign(alive, S, hold_g, tpos, hcnt, match, matchpos, head, nxt, prv, load):
     """Complete a zero-cost partial assignment into a least-cost one at depth S (in place).
 
@@ -108,79 +250,25 @@ def phase2_assign(alive, S, hold_g, tpos, hcnt, match, matchpos, head, nxt, prv,
         or -1 if some type cannot be assigned (infeasible depth).
     """
     N = match.shape[0]
-    r = hold_g.shape[1]
-    SINK = 2 * N
     n_nodes = 2 * N + 1
-    pi = np.zeros(n_nodes, np.int64)
-    dist = np.full(n_nodes, _INF, np.int64)
-    par = np.full(n_nodes, -1, np.int64)
-    parj = np.zeros(n_nodes, np.int64)
-    done = np.zeros(n_nodes, np.bool_)
-    touched = np.empty(n_nodes, np.int64)
-    hcap = N * r + 2 * N + 2
-    hk = np.empty(hcap, np.int64)
-    hv = np.empty(hcap, np.int64)
-    for u in range(N):
-        if match[u] >= 0:
-            continue
-        nt = 0
-        dist[u] = 0
-        touched[nt] = u
-        nt += 1
-        n = _heap_push(hk, hv, 0, 0, u)
-        D = -1
-        while n > 0:
-            d, x, n = _heap_pop(hk, hv, n)
-            if done[x] or d > dist[x]:
-                continue
-            done[x] = True
-            if x == SINK:
-                D = d
-                break
-            if x < N:
-                for j in range(hcnt[x]):
-                    w = hold_g[x, j]
-                    if not alive[w] or match[x] == w:
-                        continue
-                    y = N + w
-                    c = 0 if tpos[x, j] < S else 1
-                    nd = d + c + pi[x] - pi[y]
-                    if nd < dist[y]:
-                        nt, n = _relax(y, nd, x, dist, par, touched, nt, hk, hv, n)
-                        parj[y] = j
-            else:
-                w = x - N
-                if load[w] < S:
-                    nd = d + pi[x] - pi[SINK]
-                    if nd < dist[SINK]:
-                        nt, n = _relax(SINK, nd, x, dist, par, touched, nt, hk, hv, n)
-                y = head[w]
-                while y >= 0:
-                    c = 0 if matchpos[y] < S else 1
-                    nd = d - c + pi[x] - pi[y]
-                    if nd < dist[y]:
-                        nt, n = _relax(y, nd, x, dist, par, touched, nt, hk, hv, n)
-                    y = nxt[y]
-        if D < 0:
-            return -1
-        # potentials: pi(v) += min(dist(v), D) - D, only settled vertices change
-        for i in range(nt):
-            v = touched[i]
-            if done[v] and dist[v] < D:
-                pi[v] -= D - dist[v]
-        # augment along the path sink <- w_k <- t_k <- w_{k-1} <- ... <- u
-        x = par[SINK]
-        while True:
-            t = par[x]
-            old = _reassign(t, x - N, match, load, head, nxt, prv)
-            matchpos[t] = tpos[t, parj[x]]
-            if t == u:
-                break
-            x = N + old
-        for i in range(nt):
-            v = touched[i]
-            dist[v] = _INF
-            done[v] = False
+    free = np.empty(N, np.int64)
+    nfree = 0
+    for t in range(N):
+        if match[t] < 0:
+            free[nfree] = t
+            nfree += 1
+    z = np.zeros(1, np.int64)
+    search = (np.zeros(n_nodes, np.int64), np.full(n_nodes, _INF, np.int64),
+              np.empty(n_nodes, np.int64), np.empty(n_nodes, np.int64),
+              np.zeros(n_nodes, np.int64), np.empty(n_nodes, np.int64),
+              np.empty(n_nodes, np.int64))
+    hcap = N * hold_g.shape[1] + 2 * N + 2
+    cnt = np.zeros(4, np.int64)  # C_LSTAMP = 0: the lists are complete, nothing is logged
+    status = phase2_assign_ws(alive, S, hold_g, hold_g, tpos, hcnt, match, matchpos, free, nfree,
+                              (head, nxt, prv, load, z), search, (z, z, z, z, z, z),
+                              np.empty((2, hcap), np.int64), cnt)
+    if status < 0:
+        return -1
     cost = 0
     for t in range(N):
         if matchpos[t] >= S:

@@ -20,7 +20,9 @@ through four hooks, each an ``@njit`` function of the method's module:
 and, with defaults in :mod:`.dispatch` for methods that do not need them: ``delay`` (time
 before a group's compute, e.g. a data fetch), ``rejoin`` (repaired groups are back), ``depth``
 (stacks per group of a committed step, for S̄) and ``weight`` (share of the global batch a
-commit processes).
+commit processes). For the sampled barrier's core: ``sampled`` (called once when the run uses
+it) and ``retry_plan`` (a retry's patch in sparse form: k0 units for every live group but a
+few; without it the core asks ``work`` of every group).
 
 Adding a method: write its module with these hooks and a ``make_state``, register it in
 :data:`METHODS` below, and add one branch per hook it overrides in :mod:`.dispatch`. The loop

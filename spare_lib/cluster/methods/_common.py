@@ -54,9 +54,10 @@ def make_state(stacks: np.ndarray, group_i: np.ndarray, set_i0: np.ndarray,
         fv[k] = v
     base = np.ascontiguousarray(stacks, dtype=np.int64)
     gf = np.zeros(N, dtype=np.float64) if group_f is None else np.asarray(group_f, np.float64)
-    if ws is None:
+    if ws is None:  # placeholders of the same types as rectlr_inc_workspace's
         z2, z1 = np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
-        ws = (z2, z2.copy(), z1, z1.copy(), z1.copy(), np.zeros(1, dtype=np.bool_), np.zeros(3, np.int64))
+        ws = (z2, z2.copy(), z1, z1.copy(), z1.copy(), np.zeros(1, dtype=np.bool_),
+              np.zeros(16, np.int64), z2.copy(), z2.copy())
     return (base.copy(), base, np.ascontiguousarray(group_i, dtype=np.int64), gf,
             np.array(set_i0, dtype=np.int64), np.array(set_i0, dtype=np.int64), iv, fv, ws)
 

@@ -24,7 +24,15 @@ from spare_lib.cluster.methods.elastic import (
     rebalance_work,
 )
 from spare_lib.cluster.methods.replication import rep_notice, rep_reset, rep_resolve, rep_work
-from spare_lib.cluster.methods.spare import spare_rejoin, spare_reset, spare_resolve, spare_work
+from spare_lib.cluster.methods.spare import (
+    spare_notice,
+    spare_rejoin,
+    spare_reset,
+    spare_resolve,
+    spare_retry_plan,
+    spare_sampled,
+    spare_work,
+)
 
 SPARE = 0
 REP = 1
@@ -52,10 +60,30 @@ def delay(code, retry, fetch_s, ms):  # pragma: no cover
 
 @njit(cache=True)
 def notice(code, w, retry, ms):  # pragma: no cover
-    if code == REP:
+    if code == SPARE:
+        spare_notice(w, retry, ms)
+    elif code == REP:
         rep_notice(w, retry, ms)
     elif code == REBALANCE:
         rebalance_notice(w, retry, ms)
+
+
+@njit(cache=True)
+def sampled(code, ms):  # pragma: no cover
+    """The core runs the sampled barrier (:mod:`spare_lib.cluster.barrier`): called once at the
+    start of the run, before any other hook."""
+    if code == SPARE:
+        spare_sampled(ms)
+
+
+@njit(cache=True)
+def retry_plan(code, ms):  # pragma: no cover
+    """The patch of a retry in sparse form, for the sampled core: ``(k0, groups, n)`` = every
+    live group computes k0 units except ``groups[:n]``, which compute ``group_i[w]``; n < 0:
+    no sparse form, ask ``work`` of every group."""
+    if code == SPARE:
+        return spare_retry_plan(ms)
+    return 0, ms[2], -1
 
 
 @njit(cache=True)

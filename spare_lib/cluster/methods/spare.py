@@ -7,6 +7,9 @@
   phase 0 commits (COMMIT_FIXED), a reorder sets S = S* and retries with patch compute (RETRY), no feasible
   depth is a wipe-out (WIPEOUT).
 * reset: base stacks, S = 1.
+* notice / sampled (the sampled barrier's core): deaths are reported to the kernel as they
+  are noticed and the patch of a retry is read sparsely (:func:`spare_retry_plan`), so a
+  failure event costs what RECTLR explores, not O(N).
 * rejoin (spare+repair): repaired groups are back; RECTLR runs again from the base stacks on
   the new set of live groups, so every rejoined group takes its stack back and S falls to the
   least feasible depth of the groups that are still away.
@@ -26,8 +29,10 @@ from spare_lib.cluster.methods._common import (
     make_state,
 )
 from spare_lib.rectlr.kernels import (
-    _INC_STALE,
-    _INC_VALID,
+    rectlr_inc_invalidate,
+    rectlr_inc_mode,
+    rectlr_inc_notice,
+    rectlr_inc_patch_plan,
     rectlr_inc_workspace,
     rectlr_kernel,
     rectlr_kernel_inc,
@@ -53,9 +58,9 @@ def spare_work(retry, patch_w, depth, mult, compute_s):  # pragma: no cover
 def spare_resolve(alive, n_alive, ms):  # pragma: no cover
     """RECTLR on the survivors after a failed attempt: COMMIT_FIXED, RETRY or WIPEOUT."""
     stacks, patch, ints = ms[0], ms[2], ms[6]
-    hold_g, tpos, hcnt, match, matchpos, seen_alive, st = ms[8]
+    hold_g, tpos, hcnt, match, matchpos, seen_alive, st, iw, heap = ms[8]
     outcome, s_star, _moved = rectlr_kernel_inc(stacks, alive, ints[DEPTH], patch, hold_g, tpos,
-                                                hcnt, match, matchpos, seen_alive, st,
+                                                hcnt, match, matchpos, seen_alive, st, iw, heap,
                                                 ints[EXACT_PATCH] != 0)
     if outcome == 2:
         return WIPEOUT
@@ -74,6 +79,7 @@ def spare_reset(ms):  # pragma: no cover
         for p in range(r):
             stacks[w, p] = base[w, p]
     ms[6][DEPTH] = 1
+    rectlr_inc_invalidate(ms[8][6])  # every group is revived with it (restart, rejoin)
 
 
 @njit(cache=True)
@@ -86,6 +92,24 @@ def spare_rejoin(alive, n_alive, ms):  # pragma: no cover
     outcome, s_star, _moved = rectlr_kernel(stacks, alive, 1, patch, False)
     if outcome == 1:
         ints[DEPTH] = s_star
-    st = ms[8][6]
-    st[_INC_VALID] = 0  # the stacks changed outside the incremental kernel: rebuild its index
-    st[_INC_STALE] = 1
+    rectlr_inc_invalidate(ms[8][6])  # the stacks changed outside the incremental kernel
+
+
+@njit(cache=True)
+def spare_sampled(ms):  # pragma: no cover
+    """The core runs the sampled barrier: it reports deaths (:func:`spare_notice`) and reads
+    the retry's patch through :func:`spare_retry_plan`."""
+    rectlr_inc_mode(ms[8][6], True, True)
+
+
+@njit(cache=True)
+def spare_notice(w, retry, ms):  # pragma: no cover
+    """A failure of group w is noticed: RECTLR's kept cover learns it (logged mode only)."""
+    rectlr_inc_notice(w, ms[8][6], ms[8][7])
+
+
+@njit(cache=True)
+def spare_retry_plan(ms):  # pragma: no cover
+    """``(k0, groups, n)``: on the retry every survivor computes k0 stacks except
+    ``groups[:n]``, whose patch is in ``group_i``; n < 0: read every group's patch (dense)."""
+    return rectlr_inc_patch_plan(ms[8][6], ms[8][7])
