@@ -7,10 +7,14 @@ Issue 16 targets (10,000 steps, the paper's failure model, SPARe+CKPT):
 * N = 10⁵, r = 17: ≤ 10 s per run and ≤ 1 GB peak memory.
 
 Both paths run through ``simulate(..., barrier='direct' | 'sampled')`` in this one process,
-interleaved per N, so the ratio is measured on the same machine state. T_a is held at 10 s for
-every N (the cost of the simulator, not of a longer simulated all-reduce).
+interleaved per N, so the ratio is measured on the same machine state; for N ≤ 10⁴ the pair is
+run ``--repeat`` times (default 3) and the medians are reported, so one scheduling hiccup on a
+shared machine does not decide the ratio. T_a is held at 10 s for every N (the cost of the
+simulator, not of a longer simulated all-reduce).
 
-Usage: ``python benchmarks/bench_scale.py [--quick] [--figure PATH]`` (``--quick``: N ≤ 10⁴).
+Usage: ``python benchmarks/bench_scale.py [--quick] [--csv PATH]`` (``--quick``: N ≤ 10⁴;
+``--csv data/results/scale_runtime.csv`` writes the table notebook 65 draws, log-log, as
+``figures/scale_runtime_vs_n``).
 """
 
 from __future__ import annotations
@@ -44,8 +48,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="skip N = 10⁵")
     ap.add_argument("--steps", type=int, default=10_000)
-    ap.add_argument("--figure", type=str, default=None, help="write the log-log figure here")
+    ap.add_argument("--csv", type=str, default=None,
+                    help="write the table here (data/results/scale_runtime.csv is what notebook "
+                         "65 draws as scale_runtime_vs_n)")
     ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--repeat", type=int, default=3, help="interleaved pairs per N ≤ 10⁴ (median)")
     args = ap.parse_args()
     print(f"bench_scale: {time.strftime('%Y-%m-%d %H:%M:%S')}, {os.cpu_count()} CPUs, python "
           f"{sys.version.split()[0]}, {args.steps} steps, SPARe+CKPT, T_a = 10 s")
@@ -60,11 +67,16 @@ def main() -> int:
     print(f"{'N':>7} {'r':>3} {'direct s':>9} {'sampled s':>10} {'ratio':>6} {'failures':>9} "
           f"{'restarts':>8} {'TTT/T0 d':>9} {'TTT/T0 s':>9}")
     for N, r in grid:
-        td = np.nan
+        tds, tss = [], []
         resd = None
-        if N <= 30_000:
-            td, resd = run_time(N, r, args.steps, "direct", args.seed)
-        ts, ress = run_time(N, r, args.steps, "sampled", args.seed)
+        for _ in range(max(1, args.repeat) if N <= 10_000 else 1):
+            if N <= 30_000:
+                td, resd = run_time(N, r, args.steps, "direct", args.seed)
+                tds.append(td)
+            ts, ress = run_time(N, r, args.steps, "sampled", args.seed)
+            tss.append(ts)
+        td = float(np.median(tds)) if tds else np.nan
+        ts = float(np.median(tss))
         rows.append((N, r, td, ts))
         print(f"{N:>7} {r:>3} {td:>9.3f} {ts:>10.3f} {td / ts:>6.1f} {ress.failures_noticed:>9} "
               f"{ress.full_restarts:>8} "
@@ -81,13 +93,16 @@ def main() -> int:
         s5 = by[100_000][1]
         print(f"  N=100,000 r=17: sampled {s5:.2f} s (target ≤ 10 s), peak RSS of this process "
               f"{peak_gb:.2f} GB (target ≤ 1 GB): {'OK' if s5 <= 10 and peak_gb <= 1 else 'MISSED'}")
-    if args.figure:
-        from spare_lib.figures.scale import make_runtime_scaling
-        from spare_lib.figures.style import save_figure
-        fig = make_runtime_scaling({"N": [x[0] for x in rows], "direct_s": [x[2] for x in rows],
-                                    "sampled_s": [x[3] for x in rows], "steps": args.steps})
-        out = Path(args.figure)
-        save_figure(fig, out.stem, out.parent, close=True)
+    if args.csv:
+        import pandas as pd
+
+        out = Path(args.csv)
+        pd.DataFrame({"N": [x[0] for x in rows], "r": [x[1] for x in rows],
+                      "direct_s": [round(x[2], 4) for x in rows],
+                      "sampled_s": [round(x[3], 4) for x in rows], "steps": args.steps,
+                      "peak_rss_gb": round(peak_gb, 3), "cpus": os.cpu_count(),
+                      "date": time.strftime("%Y-%m-%d")}).to_csv(out, index=False)
+        print(f"wrote {out}")
     return 0
 
 
