@@ -105,6 +105,9 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "1,000 GPUs per group, (b) at 1M GPUs with 64-1,000 GPUs per group; all-reduce model"),
     FigureSpec("scale_r_star_law", "r* ≈ log2 N + 0.83 (§7) by simulation", "65_scale",
                "Simulated optimal redundancy r* against N (100-15,625) with the law log2 N + 0.83"),
+    FigureSpec("scale_runtime_vs_n", "beyond the paper (issue 16: simulator speed)", "65_scale",
+               "Wall time of one 10,000-step simulated run against N (10^3-10^5), direct loop vs "
+               "event-driven barrier, with the targets (benchmarks/bench_scale.py)"),
     FigureSpec("failures_interarrival_fits", "beyond the paper (failure model)", "70_real_failures",
                "Gaps between fault instants of StepFun, Titan and LANL-20 with censored fits "
                "(exponential, Weibull, lognormal, gamma)"),

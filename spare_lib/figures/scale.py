@@ -16,25 +16,34 @@ def _style(method: str) -> dict[str, Any]:
     return dict(st)
 
 
-def make_runtime_scaling(data: dict[str, Any]) -> Any:
-    """Run time of one simulated training run against N, log-log, direct vs sampled barrier.
+#: Issue 16's run-time targets for a 10,000-step run: (N, seconds).
+RUNTIME_TARGETS = ((1_000, 0.1), (10_000, 1.0), (100_000, 10.0))
+
+
+def make_runtime_scaling(data: Any) -> Any:
+    """Run time of one simulated 10,000-step run against N, log-log: the direct per-stack loop
+    against the event-driven barrier, with issue 16's targets as open markers.
 
     Parameters
     ----------
-    data : dict
-        'N' (list of int), 'direct_s' and 'sampled_s' (seconds, nan where not run), 'steps'.
+    data : DataFrame or dict
+        Columns 'N', 'direct_s' and 'sampled_s' (seconds, nan where not run) and 'steps'
+        (one value), as ``benchmarks/bench_scale.py --csv`` writes them.
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(COLUMN_IN, 2.4))
+    fig, ax = plt.subplots(figsize=(COLUMN_IN, 2.5))
     N = np.asarray(data["N"], float)
     for key, label, mk in (("direct_s", "direct (every group, every stack)", "s"),
                            ("sampled_s", "event-driven barrier", "o")):
         y = np.asarray(data[key], float)
         ok = np.isfinite(y)
         ax.loglog(N[ok], y[ok], marker=mk, label=label)
+    tn, ts = zip(*RUNTIME_TARGETS, strict=True)
+    ax.loglog(tn, ts, linestyle="none", marker="v", mfc="none", color="0.3", label="target")
+    steps = np.asarray(data["steps"]).ravel()[0]
     ax.set_xlabel("data-parallel groups N")
-    ax.set_ylabel(f"run time, {data['steps']:,} steps (s)")
+    ax.set_ylabel(f"run time, {int(steps):,} steps (s)")
     ax.legend(fontsize="small")
     fig.tight_layout()
     return fig
