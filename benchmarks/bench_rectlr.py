@@ -37,7 +37,7 @@ from spare_lib.rectlr import (  # noqa: E402
     rectlr_workspace,
     speed_summary,
 )
-from spare_lib.rectlr.kernels import (  # noqa: E402
+from spare_lib.rectlr.kernels_inc import (  # noqa: E402
     rectlr_inc_invalidate,
     rectlr_inc_mode,
     rectlr_inc_notice,

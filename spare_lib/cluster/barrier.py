@@ -83,74 +83,23 @@ import math
 import numpy as np
 from numba import njit
 
+from spare_lib._util.normal import norm_isf, norm_ppf
+from spare_lib._util.sorting import sort_prefix
+from spare_lib.cluster.barrier_index import (
+    _front_upto,
+    _index_front,
+    index_buffers,
+    index_build,
+    index_rejoin,
+)
 from spare_lib.cluster.methods._common import jitter as _jitter
 
 #: Barrier samplers of :func:`spare_lib.cluster.simulate.simulate` (``barrier=``).
 BARRIER_MODES = ("sampled", "direct")
 
-_SQRT2 = math.sqrt(2.0)
-_SQRT2PI = math.sqrt(2.0 * math.pi)
-# Acklam's rational approximation of the normal quantile (central and tail pieces).
-_A = (-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-      1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00)
-_B = (-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-      6.680131188771972e+01, -1.328068155288572e+01)
-_C = (-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-      -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00)
-_D = (7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
-      3.754408661907416e+00)
-_P_LOW = 0.02425
-#: Smallest upper-tail probability used (keeps quantiles finite).
-_Q_MIN = 1e-300
-
-
 def barrier_buffers(N: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The three length-N buffers of the samplers: ``(fail_w, fail_t, cand)``."""
     return np.empty(N, np.int64), np.empty(N, np.float64), np.empty(N, np.int64)
-
-
-@njit(cache=True)
-def _ppf_lower(p):  # pragma: no cover - compiled
-    """Φ⁻¹(p) for 0 < p ≤ 0.5: Acklam's rational approximation, then one Halley step on
-    erfc (accurate in the lower tail, where erfc(−x/√2) has no cancellation)."""
-    if p < _P_LOW:
-        q = math.sqrt(-2.0 * math.log(p))
-        x = (((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]) / \
-            ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
-    else:
-        q = p - 0.5
-        s = q * q
-        x = (((((_A[0] * s + _A[1]) * s + _A[2]) * s + _A[3]) * s + _A[4]) * s + _A[5]) * q / \
-            (((((_B[0] * s + _B[1]) * s + _B[2]) * s + _B[3]) * s + _B[4]) * s + 1.0)
-    if x > -38.0:
-        e = 0.5 * math.erfc(-x / _SQRT2) - p
-        u = e * _SQRT2PI * math.exp(0.5 * x * x)
-        x = x - u / (1.0 + 0.5 * x * u)
-    return x
-
-
-@njit(cache=True)
-def norm_ppf(p):  # pragma: no cover - compiled
-    """Φ⁻¹(p) for 0 < p < 1 (Acklam's approximation refined by one Halley step)."""
-    if p <= 0.0:
-        return -np.inf
-    if p >= 1.0:
-        return np.inf
-    if p <= 0.5:
-        return _ppf_lower(p)
-    return -_ppf_lower(1.0 - p)
-
-
-@njit(cache=True)
-def norm_isf(q):  # pragma: no cover - compiled
-    """The z with upper-tail probability 1 − Φ(z) = q, accurate for small q."""
-    if q < _Q_MIN:
-        q = _Q_MIN
-    if q <= 0.5:
-        return -_ppf_lower(q)
-    if q >= 1.0:
-        return -np.inf
-    return _ppf_lower(1.0 - q)
 
 
 @njit(cache=True)
@@ -222,21 +171,6 @@ def _member(w, k, uniform, nst_w, alive, k0, xst, sid):  # pragma: no cover - co
 
 
 @njit(cache=True)
-def _sort_prefix(a, n):  # pragma: no cover - compiled
-    """Sort ``a[:n]`` ascending in place (insertion sort for short prefixes)."""
-    if n > 32:
-        a[:n] = np.sort(a[:n])
-        return
-    for i in range(1, n):
-        x = a[i]
-        j = i - 1
-        while j >= 0 and a[j] > x:
-            a[j + 1] = a[j]
-            j -= 1
-        a[j + 1] = x
-
-
-@njit(cache=True)
 def _collect(t, th, k, uniform, nst_w, alive, nf, k0, xst, sid, ix_w, ix_key, ix_meta, i0, use_ix,
              cand):  # pragma: no cover - compiled
     """Candidates of a set: its members with t < nf ≤ th, ascending, into ``cand``; returns how
@@ -257,7 +191,7 @@ def _collect(t, th, k, uniform, nst_w, alive, nf, k0, xst, sid, ix_w, ix_key, ix
             cand[nc] = w
             nc += 1
         i += 1
-    _sort_prefix(cand, nc)
+    sort_prefix(cand, nc)
     return nc
 
 
@@ -506,180 +440,6 @@ def barrier_step_patch(t, nst_w, unit_s, alive, nf, sigma, jit_lo, rng, fail_w, 
     return tbar, nfail, stacks
 
 
-# --------------------------------------------------------------------------- sorted index
-# The live groups ordered by their next failure time, for the core's sampled path. Between a
-# global restart (or a rejoin) and the next, a live group's nf never changes and a dead group
-# stays dead, so an order built then stays valid: dead entries are skipped (and dropped from
-# the front), and the groups whose clocks fire soonest are at the front. A step reads the few
-# entries with nf up to its threshold instead of comparing all N. Only a front of the soonest
-# clocks is sorted (a split at about the (N/64)-th clock, O(N), then a sort of those); the
-# others are sorted a batch at a time when the simulated time reaches the front's horizon.
-
-@njit(cache=True)
-def index_buffers(N):  # pragma: no cover - compiled
-    """The sorted index's arrays ``(ix_w, ix_key, ix_meta)`` (:func:`index_build`).
-
-    ``ix_w[:L]`` are groups in ascending (key, group) order with keys ``ix_key[:L]`` (their nf
-    when indexed), L = ``ix_meta[0]``, and ``ix_meta[1]`` is the first entry not known dead;
-    ``ix_w[N:N + ix_meta[2]]`` are the other live groups, unsorted, all with nf > ``ix_key[N]``.
-    An entry is current while its group is alive. ``ix_w[2N:4N]``, ``ix_key[N+1:]`` and
-    ``ix_meta[3]`` are scratch and a stamp for :func:`index_rejoin`.
-    """
-    ix_w = np.empty(4 * N, np.int64)
-    ix_w[3 * N:] = -1  # index_rejoin's stamps (they start at 1)
-    return ix_w, np.empty(2 * N + 1, np.float64), np.zeros(4, np.int64)
-
-
-@njit(cache=True)
-def index_rejoin(alive, nf, ix_w, ix_key, ix_meta):  # pragma: no cover - compiled
-    """Groups were revived with new clocks (a rejoin): keep the current entries, insert the
-    groups that have none. O(N) compares, O(k log k) for k insertions, nothing allocated but
-    the k-sort.
-
-    A front entry is current if its group is alive and its key is the group's nf (a revived
-    group's clock was renewed after its entry was made); a rest entry if its group is alive and
-    its nf is past the horizon ``ix_key[N]``. Every other live group is inserted.
-    """
-    N = alive.shape[0]
-    stamp = ix_meta[3] + 1
-    ix_meta[3] = stamp
-    seen = ix_w[3 * N:]
-    H = ix_key[N]
-    L = 0
-    for i in range(ix_meta[1], ix_meta[0]):
-        w = ix_w[i]
-        if alive[w] and ix_key[i] == nf[w] and seen[w] != stamp:
-            seen[w] = stamp
-            ix_w[L] = w
-            ix_key[L] = ix_key[i]
-            L += 1
-    R = 0
-    for i in range(ix_meta[2]):
-        w = ix_w[N + i]
-        if alive[w] and seen[w] != stamp and nf[w] > H:
-            seen[w] = stamp
-            ix_w[N + R] = w
-            R += 1
-    k = 0
-    for w in range(N):
-        if alive[w] and seen[w] != stamp:
-            if nf[w] > H:
-                ix_w[N + R] = w
-                R += 1
-            else:
-                ix_w[2 * N + k] = w
-                ix_key[N + 1 + k] = nf[w]
-                k += 1
-    if k > 0:
-        order = np.argsort(ix_key[N + 1:N + 1 + k], kind="mergesort")
-        i, j, o = L - 1, k - 1, L + k - 1
-        while j >= 0:  # merge from the back: the kept front [0, L) and the k new entries
-            wj = ix_w[2 * N + order[j]]
-            kj = ix_key[N + 1 + order[j]]
-            if i >= 0 and (ix_key[i] > kj or (ix_key[i] == kj and ix_w[i] > wj)):
-                ix_w[o] = ix_w[i]
-                ix_key[o] = ix_key[i]
-                i -= 1
-            else:
-                ix_w[o] = wj
-                ix_key[o] = kj
-                j -= 1
-            o -= 1
-    ix_meta[0] = L + k
-    ix_meta[1] = 0
-    ix_meta[2] = R
-
-
-@njit(cache=True)
-def _index_extend(alive, nf, ix_w, ix_key, ix_meta):  # pragma: no cover - compiled
-    """Move the next batch of the soonest live clocks from the unsorted rest to the sorted
-    front: a horizon P at about the (N/64)-th smallest clock (a quantile of 255 evenly spaced
-    samples), one pass to split the rest at P, a sort of the batch. O(rest)."""
-    N = alive.shape[0]
-    L = ix_meta[0]
-    R = 0
-    for i in range(ix_meta[2]):  # the rest with its clocks in scratch, dead groups dropped
-        w = ix_w[N + i]
-        if alive[w]:
-            ix_w[N + R] = w
-            ix_key[N + 1 + R] = nf[w]
-            R += 1
-    if R == 0:
-        ix_meta[2] = 0
-        ix_key[N] = np.inf
-        return
-    K = max(64, N >> 6)
-    P = np.inf
-    if R > K:
-        m = 255
-        smp = np.empty(m, np.float64)
-        for j in range(m):
-            smp[j] = ix_key[N + 1 + (j * R) // m]
-        smp.sort()
-        P = smp[(K * m) // R]
-    ns = 0
-    kr = 0
-    for i in range(R):
-        w = ix_w[N + i]
-        x = ix_key[N + 1 + i]
-        if x <= P:
-            ix_w[L + ns] = w
-            ix_key[L + ns] = x
-            ns += 1
-        else:
-            ix_w[N + kr] = w
-            kr += 1
-    order = np.argsort(ix_key[L:L + ns], kind="mergesort")  # stable: ties in group order
-    tw = ix_w[2 * N:2 * N + ns]
-    tk = ix_key[N + 1:N + 1 + ns]
-    for j in range(ns):
-        tw[j] = ix_w[L + order[j]]
-        tk[j] = ix_key[L + order[j]]
-    for j in range(ns):
-        ix_w[L + j] = tw[j]
-        ix_key[L + j] = tk[j]
-    ix_meta[0] = L + ns
-    ix_meta[2] = kr
-    ix_key[N] = P if kr > 0 else np.inf
-
-
-@njit(cache=True)
-def index_build(alive, nf, ix_w, ix_key, ix_meta):  # pragma: no cover - compiled
-    """Index the live groups by (nf, group), at the start and after a restart (every clock is
-    new). O(N), plus a sort of the first batch."""
-    N = alive.shape[0]
-    R = 0
-    for w in range(N):
-        if alive[w]:
-            ix_w[N + R] = w
-            R += 1
-    ix_meta[0] = 0
-    ix_meta[1] = 0
-    ix_meta[2] = R
-    ix_key[N] = -np.inf
-    _index_extend(alive, nf, ix_w, ix_key, ix_meta)
-
-
-@njit(cache=True)
-def _front_upto(x, alive, nf, ix_w, ix_key, ix_meta):  # pragma: no cover - compiled
-    """Extend the sorted front until it holds every live group with nf ≤ x; returns its length."""
-    N = alive.shape[0]
-    while ix_meta[2] > 0 and x > ix_key[N]:
-        _index_extend(alive, nf, ix_w, ix_key, ix_meta)
-    return ix_meta[0]
-
-
-@njit(cache=True)
-def _index_front(alive, ix_w, ix_meta):  # pragma: no cover - compiled
-    """Drop the dead entries at the front; returns the first live entry."""
-    h = ix_meta[1]
-    L = ix_meta[0]
-    while h < L and not alive[ix_w[h]]:
-        h += 1
-    ix_meta[1] = h
-    return h
-
-
 @njit(cache=True)
 def _poll_idx(alive, nf, tbar, fail_w, fail_t, nfail, ix_w, ix_key, ix_meta,
               h):  # pragma: no cover - compiled
@@ -702,7 +462,7 @@ def _poll_idx(alive, nf, tbar, fail_w, fail_t, nfail, ix_w, ix_key, ix_meta,
             fail_w[nfail] = w
             fail_t[nfail] = tbar
             nfail += 1
-    _sort_prefix(fail_w[n1:], nfail - n1)
+    sort_prefix(fail_w[n1:], nfail - n1)
     return nfail
 
 
@@ -726,7 +486,7 @@ def barrier_step_idx(t, nst, unit_s, alive, nf, n_alive, ix_w, ix_key, ix_meta, 
             fail_t[nfail] = t
             nfail += 1
         i += 1
-    _sort_prefix(fail_w, nfail)
+    sort_prefix(fail_w, nfail)
     n = n_alive - nfail
     if nst == 0:  # nobody computes: the overdue groups fail at the poll (t̄ = t)
         return t, nfail, 0
@@ -785,7 +545,7 @@ def barrier_step_patch_idx(t, k0, groups, n_groups, nst_w, xst, sid, unit_s, ali
             fail_w[nfail] = w
             fail_t[nfail] = t
             nfail += 1
-    _sort_prefix(fail_w, nfail)
+    sort_prefix(fail_w, nfail)
     tbar = t
     stacks = 0
     for k in range(1, kmax + 1):

@@ -14,7 +14,7 @@ a method keeps:
   per replica set and the set sizes);
 * ``ints`` int64 (8,), ``floats`` float64 (8,): scalars. ``ints[DEPTH]`` is the stack depth S
   every method reports (1 for methods without stacking);
-* ``ws``: SPARe's incremental RECTLR workspace (:func:`spare_lib.rectlr.kernels.rectlr_inc_workspace`;
+* ``ws``: SPARe's incremental RECTLR workspace (:func:`spare_lib.rectlr.kernels_inc.rectlr_inc_workspace`;
   tiny placeholders for the other methods, so every method has one state type and the core
   compiles once).
 """

@@ -2,7 +2,7 @@
 
 * work: a live group computes its first S stack entries (a retry: its patch count), each
   64 s × its own jitter; the core polls it at the start of each (see :mod:`..core`).
-* resolve: RECTLR (:func:`spare_lib.rectlr.kernels.rectlr_kernel_inc`, the kernel with its
+* resolve: RECTLR (:func:`spare_lib.rectlr.kernels_inc.rectlr_kernel_inc`, the kernel with its
   Phase 0 kept across a failure sequence; bit-identical to ``rectlr_kernel``) on the survivors:
   phase 0 commits (COMMIT_FIXED), a reorder sets S = S* and retries with patch compute (RETRY), no feasible
   depth is a wipe-out (WIPEOUT).
@@ -28,13 +28,13 @@ from spare_lib.cluster.methods._common import (
     WIPEOUT,
     make_state,
 )
-from spare_lib.rectlr.kernels import (
+from spare_lib.rectlr.kernels import rectlr_kernel
+from spare_lib.rectlr.kernels_inc import (
     rectlr_inc_invalidate,
     rectlr_inc_mode,
     rectlr_inc_notice,
     rectlr_inc_patch_plan,
     rectlr_inc_workspace,
-    rectlr_kernel,
     rectlr_kernel_inc,
 )
 
