@@ -72,10 +72,9 @@ from spare_lib.rectlr.mcmf import (
 # whether the cover is valid, whether the holder index may be stale (stacks reset at a revival);
 # the modes (deaths reported by :func:`rectlr_inc_notice`; sparse patch output); the survivors
 # counted, deaths logged, free types after Phase 0, groups rewritten by the last reorder and the
-# patch of the other survivors; whether the cover was updated with a stale index (see
-# :func:`_inc_phase0`); st[_INC_CNT:_INC_CNT + 4] are Phase 2's counters (mcmf C_*).
+# patch of the other survivors; st[_INC_CNT:_INC_CNT + 4] are Phase 2's counters (mcmf C_*).
 (_INC_DEPTH, _INC_VALID, _INC_STALE, _INC_LOGGED, _INC_SPARSE, _INC_NALIVE, _INC_NLOG,
- _INC_NFREE, _INC_NCHG, _INC_PDEF, _INC_TAINT) = range(11)
+ _INC_NFREE, _INC_NCHG, _INC_PDEF) = range(10)
 _INC_CNT = 12
 _INC_SLOTS = 16
 
@@ -168,17 +167,14 @@ def _inc_phase0(stacks, alive, S, hold_g, tpos, hcnt, match, matchpos, seen_aliv
     the survivor masks, or, in logged mode, from the reported deaths. Anything else (first call,
     another S, a revival, a reorder that deepened S) rebuilds the cover, O(N·S).
 
-    Kept as released: after a revival the holder index stays stale (``_INC_STALE``) until the
-    next Phases 1–2, and deaths in between are re-covered with it, so that cover can differ from
-    the stateless kernel's (spare+repair, where a rejoin rewrites the stacks). Such a cover is
-    marked ``_INC_TAINT`` and dropped after the reorder, as before, so results stay as released.
+    A rebuild after a revival (``_INC_STALE``: the stacks may have been reset or rewritten, e.g.
+    by spare+repair's rejoin) also rebuilds the holder index, so that the deaths that follow are
+    re-covered with the holders of the current stacks.
     """
     N = stacks.shape[0]
     free = iw[W_FREE]
     nfree = 0
     rebuild = st[_INC_VALID] == 0 or st[_INC_DEPTH] != S
-    if not rebuild and st[_INC_STALE] != 0:
-        st[_INC_TAINT] = 1
     if st[_INC_LOGGED] != 0:
         if not rebuild:
             log = iw[W_LOG]
@@ -199,13 +195,13 @@ def _inc_phase0(stacks, alive, S, hold_g, tpos, hcnt, match, matchpos, seen_aliv
                 rebuild = True  # a revival (restart or rejoin): the stacks may have been reset
                 st[_INC_STALE] = 1
             elif not rebuild:
-                if st[_INC_STALE] != 0:
-                    st[_INC_TAINT] = 1
                 st[_INC_NALIVE] -= 1
                 nfree = _uncover(w, stacks, alive, S, hold_g, tpos, hcnt, match, matchpos, free,
                                  nfree)
     if rebuild:
-        st[_INC_TAINT] = 0
+        if st[_INC_STALE] != 0:
+            build_holders(stacks, hold_g, tpos, hcnt)
+            st[_INC_STALE] = 0
         _phase0_cover(stacks, alive, S, match, matchpos)
         nfree = 0
         n_alive = 0
@@ -327,7 +323,7 @@ def _inc_phases12(stacks, alive, S, hold_g, tpos, hcnt, match, matchpos, st, iw,
     st[_INC_PDEF] = d0
     # restore the Phase 0 cover, then repair it where the stacks changed (same S only)
     undo_all(match, matchpos, ut, um, up, cnt)
-    if s_star == S and st[_INC_TAINT] == 0:
+    if s_star == S:
         ok = True
         for i in range(nfree):
             if not cover_in_place(free[i], alive, S, hold_g, tpos, hcnt, match, matchpos):
@@ -340,7 +336,6 @@ def _inc_phases12(stacks, alive, S, hold_g, tpos, hcnt, match, matchpos, st, iw,
                 if not cover_in_place(t, alive, S, hold_g, tpos, hcnt, match, matchpos):
                     ok = False
         st[_INC_VALID] = 1 if ok else 0
-    st[_INC_TAINT] = 0
     return REORDERED, s_star, moved
 
 
