@@ -27,9 +27,13 @@ also expose every mechanism separately. Eq. 7 (J = S̄/A*(μm)) misses, in the s
 6. **depth** — S = c(n) after n failures, averaged over the law of n given survival (S̄ with the
    time weighting of the real failure law, rather than Eq. 5's equal epochs).
 
-The run total adds the first cycle (fresh clocks), the steady cycles (renewal–reward), and a
-final partial cycle (the run stops when the last step is committed and checkpointed). No constant
-is fitted: every term comes from the config's parameters.
+The run is a chain over its checkpoints (:func:`~spare_lib.theory.predict_cycle._run_on_lattice`):
+the first cycle (fresh clocks) from the start, then restart + cycle units, each starting in the
+state — steps left, on the checkpoint lattice — where the last wipe-out left the run, with the
+cycle law of a restart at that state's mean arrival time (transient, then equilibrium). One sweep
+over the states gives the expected time, restarts and rework, exactly for these cycles, at any
+run length (the run stops when the last step is committed and checkpointed). No constant is
+fitted: every term comes from the config's parameters.
 
 Example
 -------
@@ -52,13 +56,11 @@ from spare_lib.theory.predict_cycle import NoTrainingCycle as NoTrainingCycle  #
 from spare_lib.theory.predict_cycle import (
     _Cfg,
     _cfg_key,
+    _checkpointed_progress,
     _cycles,
-    _interp_units,
     _mu_index,
-    _progress_stats,
-    _steady_time,
+    _run_on_lattice,
     _time_to,
-    _unit_stats,
 )
 from spare_lib.theory.predict_cycle import clear_caches as _clear_caches
 from spare_lib.theory.predict_terms import expected_max_stack_sum
@@ -208,8 +210,9 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
 
     Notes
     -----
-    Cost (``benchmarks/bench_predict.py``, N = 200–5000): ≈ 0.4 ms for a new C once the
-    cycles of (method, N, r, cluster) are cached; ≈ 3 ms for a new r on a known cluster (P0(k)
+    Cost (``benchmarks/bench_predict.py``, N = 200–5000): ≈ 0.2–0.5 ms for a new C once the
+    cycles of (method, N, r, cluster) are cached (≤ 4 ms at C = 1 over 10,000 steps, the run's
+    chain capped at 512 states); ≈ 3 ms for a new r on a known cluster (P0(k)
     and μ of the layout, cached per (N, r, layout) across clusters, plus the cycles); ≈ 6–7 ms
     for the first call on a new cluster (restart laws, transient renewal tables and failure
     curves, cached per failure law). :func:`clear_caches` forgets all of it.
@@ -236,55 +239,16 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     cfg = _Cfg(key)
     ckpt_per_step = cfg.checkpoint_s / C if C else 0.0
     R, windows, prefail, first, ss, transient, t_eq = _cycles(method, N, r, layout, mech, key)
+    # ---- the run: the first cycle (fresh clocks from t = 0), then restart + cycle units
+    # (transient restarts, then equilibrium), as a chain over the checkpoint lattice ----
+    run = _run_on_lattice([(0.0, 0.0, first)] + transient + [(t_eq, R, ss)], C, steps,
+                          ckpt_per_step)
     first = first.with_checkpoints(ckpt_per_step)
-    units = [(t0, Rt, _unit_stats(c.with_checkpoints(ckpt_per_step), C, steps, Rt))
-             for t0, Rt, c in transient]
     ss = ss.with_checkpoints(ckpt_per_step)
-    eq_stats = _unit_stats(ss, C, steps, R)
-    W = eq_stats["W"]
-
-    # ---- the first cycle: fresh clocks from t = 0 ----
-    W1, EY1, _, _, _ = _progress_stats(first, C, steps)
+    W = _checkpointed_progress(ss, C, steps)
     t_all1, P1 = _time_to(first, steps)  # the whole run inside the first cycle
     U1 = first.U
-    q1 = max(1.0 - P1, 1e-300)
-    # uptime of the first cycle on the event of a wipe-out before the end (unconditional:
-    # ∫_0^t_all (G − G(t_all)) ≥ 0, free of cancellation), and its checkpointed progress
-    m1 = first.tau < t_all1
-    tt = np.append(first.tau[m1], t_all1)
-    A1 = float(np.trapezoid(np.append(first.G[m1], P1) - P1, tt)) + first.delay * (1 - P1)
-    U1c = A1 / q1
-    W1c = float(np.clip((W1 - C * (steps // C) * P1) / q1, 0.0, steps)) if C else 0.0
-    EY1c = float(np.clip((EY1 - P1 * t_all1) / q1, 0.0, U1c)) if C else 0.0
-
-    # ---- then restart + cycle units until done (transient restarts, then equilibrium) ----
-    t_abs, rem = U1c, max(steps - W1c, 0.0)
-    time_after, n_after, rework_after = 0.0, 0.0, 0.0
-    for _ in range(100_000):
-        st = eq_stats if t_abs >= t_eq or not units else _interp_units(units, eq_stats, t_abs,
-                                                                      t_eq)
-        final_steps = st["s_f"]
-        if t_abs >= t_eq or not units or C is None or st["W"] <= 0:
-            t_, n_, rw_ = _steady_time(st, ss if t_abs >= t_eq or not units else None, rem, C)
-            time_after += t_
-            n_after += n_
-            rework_after += rw_
-            break
-        if rem <= final_steps:
-            time_after += st["R"] + min(st["t_f"], _time_to(ss, rem)[0])
-            break
-        frac = min((rem - final_steps) / st["W"], 1.0)
-        time_after += frac * (st["R"] + st["U"])
-        n_after += frac
-        rework_after += frac * (st["U"] - st["EY"])
-        rem -= frac * st["W"]
-        t_abs += st["R"] + st["U"]
-        if frac < 1.0:
-            time_after += st["R"] + st["t_f"]
-            break
-    total_run = P1 * t_all1 + A1 + (1 - P1) * time_after
-    restarts = (1 - P1) * (1 + n_after)
-    rework = A1 - (1 - P1) * (EY1c - rework_after)
+    total_run, restarts, rework = run["time"], run["restarts"], run["rework"]
     final_ckpt = cfg.checkpoint_s if C else 0.0
     total = total_run + final_ckpt
     # downtime: restarts + shrinks (one per masked failure event)
@@ -295,7 +259,7 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     if method != "ckpt":
         masked = restarts * max(fails_cycle - 1.0, 0.0) + P1 * float(first.n_surv[-1])
         shrink_total = cfg.shrink_s * masked
-    down = restarts * R + shrink_total
+    down = run["restart_time"] + shrink_total
     t0 = steps * (cfg.compute_per_stack_s + cfg.allreduce_s)
     # overhead: mean depth over committed steps (steps weighted by the survival)
     if method == "spare":
@@ -321,7 +285,7 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         prefail_fraction=prefail, uptime_s=ss.U, first_uptime_s=U1,
         failures_per_cycle=fails_cycle, progress_steps=W, restarts=restarts, rework_s=rework,
         checkpoint_s=cfg.checkpoint_s * n_ckpt,
-        restart_total_s=restarts * R, total_s=total, t0_s=t0,
+        restart_total_s=run["restart_time"], total_s=total, t0_s=t0,
         mu=float(mu_in_convention(_mu_index(method, N, r, layout), mu_convention)),
         mu_convention=mu_convention)
 
