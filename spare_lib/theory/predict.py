@@ -27,7 +27,7 @@ also expose every mechanism separately. Eq. 7 (J = S̄/A*(μm)) misses, in the s
 6. **depth** — S = c(n) after n failures, averaged over the law of n given survival (S̄ with the
    time weighting of the real failure law, rather than Eq. 5's equal epochs).
 
-The run is a chain over its checkpoints (:func:`~spare_lib.theory.predict_cycle._run_on_lattice`):
+The run is a chain over its checkpoints (:func:`~spare_lib.theory.predict_chain._run_on_lattice`):
 the first cycle (fresh clocks) from the start, then restart + cycle units, each starting in the
 state — steps left, on the checkpoint lattice — where the last wipe-out left the run, with the
 cycle law of a restart at that state's mean arrival time (transient, then equilibrium). One sweep
@@ -52,6 +52,7 @@ import numpy as np
 
 from spare_lib.theory.closed import mu_closed, replication_mu
 from spare_lib.theory.finite import overhead_mean
+from spare_lib.theory.predict_chain import _run_on_lattice
 from spare_lib.theory.predict_cycle import NoTrainingCycle as NoTrainingCycle  # (re-exported)
 from spare_lib.theory.predict_cycle import (
     _Cfg,
@@ -59,7 +60,6 @@ from spare_lib.theory.predict_cycle import (
     _checkpointed_progress,
     _cycles,
     _mu_index,
-    _run_on_lattice,
     _time_to,
 )
 from spare_lib.theory.predict_cycle import clear_caches as _clear_caches

@@ -19,6 +19,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from spare_lib.theory import predict_chain as Q
 from spare_lib.theory import predict_cycle as P
 from spare_lib.theory.predict import MECHANISMS, predict
 
@@ -51,7 +52,7 @@ def lattice(C, steps):
 
 
 def unit_law_numpy(cyc, C, steps):
-    """The oracle of :func:`P._unit_law`: the same quantities with numpy, ``cyc`` with its
+    """The oracle of :func:`Q._unit_law`: the same quantities with numpy, ``cyc`` with its
     checkpoint costs."""
     tau, G, V, d = cyc.tau, cyc.G, cyc.V, cyc.delay
     s = lattice(C, steps)
@@ -98,7 +99,7 @@ def test_unit_law_kernel_matches_numpy_and_its_identities(method, N, r, kw):
     for cyc in [first, ss] + [x[2] for x in transient]:
         for C in (None, 1, 7, 23, steps, steps + 5):
             ck = c.checkpoint_s / C if C else 0.0
-            S, I = P._unit_law(cyc, C, steps, ck)
+            S, I = Q._unit_law(cyc, C, steps, ck)
             S0, I0, tm = unit_law_numpy(cyc.with_checkpoints(ck), C, steps)
             assert S.shape == S0.shape and I.shape == I0.shape
             np.testing.assert_allclose(S, S0, rtol=1e-9, atol=1e-9 * np.abs(S0).max())
@@ -124,8 +125,8 @@ def test_geometric_block_matches_direct_sums():
         for n in (1.0, 2.0, 7.0, 50.0, 100.0, 1000.0, 20_000.0):
             i = np.arange(int(n))
             want = (np.sum(q**i), np.sum(i * q**i), q**n)
-            np.testing.assert_allclose(P._geometric_block(x, n), want, rtol=1e-6)
-        g0, g1, qn = P._geometric_block(x, np.inf)
+            np.testing.assert_allclose(Q._geometric_block(x, n), want, rtol=1e-6)
+        g0, g1, qn = Q._geometric_block(x, np.inf)
         assert g0 == pytest.approx(1.0 / x) and g1 == pytest.approx(q / x**2) and qn == 0.0
 
 
@@ -134,7 +135,7 @@ def renewal_solve(first, eq, R, C, steps, ck):
     """Expected (time, restarts, rework) of a run whose restarts all have one law: backward
     solve of the renewal equation X_m = x_m + Σ_{j<m} dG_j X_{m−j} + last_m X_0 (x = (R + a,
     1, rw)), then the first cycle from state M. Dense and plain: the independent oracle."""
-    S, I = P._unit_law(eq, C, steps, ck)
+    S, I = Q._unit_law(eq, C, steps, ck)
     M = S.shape[1] - 1
     dG = np.zeros(M + 1)
     dG[:I.shape[1]] = I[0]
@@ -144,7 +145,7 @@ def renewal_solve(first, eq, R, C, steps, ck):
     for m in range(1, M + 1):
         acc = x[:, m] + S[3, m] * X[:, 0] + sum(dG[j] * X[:, m - j] for j in range(1, m))
         X[:, m] = acc / (1.0 - dG[0])
-    S1, I1 = P._unit_law(first, C, steps, ck)
+    S1, I1 = Q._unit_law(first, C, steps, ck)
     d1 = np.zeros(M + 1)
     d1[:I1.shape[1]] = I1[0]
     after = sum(d1[j] * X[:, M - j] for j in range(M)) + S1[3, M] * X[:, 0]
@@ -164,7 +165,7 @@ def test_chain_solves_the_renewal_equation_for_one_restart_law(method, N, r, C, 
     R, _, _, first, ss, transient, t_eq = cycles(method, N, r, c)
     assert transient == []
     ck = c.checkpoint_s / C if C else 0.0
-    run = P._run_on_lattice([(0.0, 0.0, first), (t_eq, R, ss)], C, c.steps, ck)
+    run = Q._run_on_lattice([(0.0, 0.0, first), (t_eq, R, ss)], C, c.steps, ck)
     want = renewal_solve(first, ss, R, C, c.steps, ck)
     assert run["time"] == pytest.approx(want[0], rel=1e-9)
     assert run["restarts"] == pytest.approx(want[1], rel=1e-9, abs=1e-12)
@@ -219,7 +220,7 @@ def test_chain_matches_monte_carlo_with_real_restart_times():
     R, _, _, first, ss, transient, t_eq = cycles("spare", 5000, 8, c)
     laws = [(0.0, 0.0, first)] + transient + [(t_eq, R, ss)]
     ck = c.checkpoint_s / 35
-    run = P._run_on_lattice(laws, 35, c.steps, ck)
+    run = Q._run_on_lattice(laws, 35, c.steps, ck)
     mc = monte_carlo_run(laws, 35, c.steps, ck, 3000, np.random.default_rng(5))
     se = mc.std() / np.sqrt(mc.size)
     assert abs(run["time"] - mc.mean()) < 4 * se
@@ -256,9 +257,9 @@ def test_coarse_chain_is_close_to_the_exact_one(method, N, r, C, kw, monkeypatch
     R, _, _, first, ss, transient, t_eq = cycles(method, N, r, c)
     laws = [(0.0, 0.0, first)] + transient + [(t_eq, R, ss)]
     ck = c.checkpoint_s / C
-    assert (c.steps - 1) // C + 1 > P._MAX_STATES
-    coarse = P._run_on_lattice(laws, C, c.steps, ck)
-    monkeypatch.setattr(P, "_MAX_STATES", 10**6)
-    exact = P._run_on_lattice(laws, C, c.steps, ck)
+    assert (c.steps - 1) // C + 1 > Q._MAX_STATES
+    coarse = Q._run_on_lattice(laws, C, c.steps, ck)
+    monkeypatch.setattr(Q, "_MAX_STATES", 10**6)
+    exact = Q._run_on_lattice(laws, C, c.steps, ck)
     for key in ("time", "restarts", "rework", "restart_time"):
         assert coarse[key] == pytest.approx(exact[key], rel=1e-4, abs=1e-9)
