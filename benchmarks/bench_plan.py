@@ -28,7 +28,7 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     a = ap.parse_args()
     print(f"spare plan --simulate {a.trials} --workers {a.workers} (target: under {TARGET_S:.0f} s each)")
-    print("   N   wall (s)  / target  SPARe r (C)  Rep r (C)   gain  [at closed-form C]  paper r*, gain")
+    print("   N   wall (s)  / target  SPARe r (C)  Rep r (C)   gain  [at the model's C]  paper r*, gain")
     for N, (per_group, step, r_paper, gain_paper) in PAPER.items():
         cmd = [sys.executable, "-m", "spare_lib.cli", "plan", "--gpus", "600000",
                "--gpus-per-group", str(per_group), "--system-mtbf-min", "5", "--restart-min", "60",

@@ -276,7 +276,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
                      elapsed_s=time.perf_counter() - t0)
             print(dump_json(d))
         return 0
-    _print_closed(closed)
+    _print_closed(sp.closed if sp is not None else closed)
     if sp is not None:
         _print_simulated(sp)
         print_verdicts(sp.closed_verdict, sp.verdict, sp.disagreements)

@@ -177,8 +177,9 @@ def auto_steps(closed: Plan, cands: dict[str, tuple[int, ...]],
     key = max(need, key=need.get)
     top = closed.point(*key)
     steps = min(max(need[key], AUTO_STEPS_MIN), AUTO_STEPS_MAX)
-    who = f"{top.label} r = {top.r} (closed-form T_f = {top.restart_interval_s / 3600:.3g} h)"
-    scope = f"the candidates within {100 * AUTO_NEAR_BEST:.0f} % of their method's closed-form best"
+    src = "model" if closed.model == "predict" else "closed-form"
+    who = f"{top.label} r = {top.r} ({src} T_f = {top.restart_interval_s / 3600:.3g} h)"
+    scope = f"the candidates within {100 * AUTO_NEAR_BEST:.0f} % of their method's {src} best"
     if need[key] <= AUTO_STEPS_MIN:
         return steps, (f"auto: {steps:,} steps (the paper's), enough for >= {min_restarts} expected "
                        f"restarts per run of {scope}")
@@ -307,6 +308,15 @@ def plan_simulated(spec: ClusterSpec, trials: int = 3, *, steps: int | str = "au
         raise ValueError("spare_r, rep_r and include_ckpt leave no candidate to simulate")
     if steps == "auto":
         steps, steps_note = auto_steps(closed, cands, min_restarts)
+        if closed.model == "predict" and steps != closed.steps:
+            # the predictive model depends on the run length: plan again for the one simulated
+            closed = plan(spec, model=model, layout=layout, rep_placement=rep_placement,
+                          steps=steps)
+            redo = candidate_rs(closed, spare_window, REP_R if rep_r is None else ())
+            if spare_r is None:
+                cands["spare"] = tuple(r for r in redo["spare"] if r in on_curve)
+            if rep_r is None:
+                cands["rep"] = redo["rep"]
     else:
         steps = check_int("steps", steps, lo=1)
         steps_note = f"given: {steps:,} steps"
