@@ -7,10 +7,9 @@ whole model with the simulator (the reference), with tolerances stated there.
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
+from predict_config import cfg600k
 from scipy.special import gamma, gammainccinv
 
 from spare_lib.theory import predict_cycle as P
@@ -31,16 +30,6 @@ from spare_lib.theory.predict_validation import (
     r_around,
     wide_grid_configs,
 )
-
-
-def cfg600k(N: int, **kw) -> SimpleNamespace:
-    """The 600k-H100 preset as a plain namespace (theory accepts any object with the fields)."""
-    d = {"steps": 10_000, "compute_per_stack_s": 64.0, "jitter_sigma": 0.05, "jitter_min": 0.1,
-         "allreduce_s": N / 100, "allreduce_fail_factor": 0.5, "restart_s": 3600.0,
-         "stall_s": 0.1, "checkpoint_s": 2e13 / 3.4e11, "failure_dist": "weibull",
-         "weibull_shape": 0.78, "system_mtbf_s": 300.0}
-    d.update(kw)
-    return SimpleNamespace(**d)
 
 
 # ------------------------------------------------------------------------------- the barrier

@@ -12,10 +12,10 @@ evaluations, and a few whole predictions against the values of the model before 
 from __future__ import annotations
 
 from math import comb
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from predict_config import cfg600k
 
 from spare_lib.theory import finite as F
 from spare_lib.theory import predict_cycle as P
@@ -27,15 +27,6 @@ from spare_lib.theory.predict_terms import (
     restart_law,
     restart_laws,
 )
-
-
-def cfg600k(N: int, **kw) -> SimpleNamespace:
-    d = {"steps": 10_000, "compute_per_stack_s": 64.0, "jitter_sigma": 0.05, "jitter_min": 0.1,
-         "allreduce_s": N / 100, "allreduce_fail_factor": 0.5, "restart_s": 3600.0,
-         "stall_s": 0.1, "checkpoint_s": 2e13 / 3.4e11, "failure_dist": "weibull",
-         "weibull_shape": 0.78, "system_mtbf_s": 300.0}
-    d.update(kw)
-    return SimpleNamespace(**d)
 
 
 # ------------------------------------------------------------------------ finite-N survival

@@ -14,25 +14,13 @@ setting 33).
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-
 import numpy as np
 import pytest
+from predict_config import cfg600k as cfg
 
 from spare_lib.theory import predict_chain as Q
 from spare_lib.theory import predict_cycle as P
 from spare_lib.theory.predict import MECHANISMS, predict
-
-
-def cfg(N: int, **kw) -> SimpleNamespace:
-    """The 600k-H100 preset as a plain namespace."""
-    d = {"steps": 10_000, "compute_per_stack_s": 64.0, "jitter_sigma": 0.05, "jitter_min": 0.1,
-         "allreduce_s": N / 100, "allreduce_fail_factor": 0.5, "restart_s": 3600.0,
-         "stall_s": 0.1, "checkpoint_s": 2e13 / 3.4e11, "failure_dist": "weibull",
-         "weibull_shape": 0.78, "system_mtbf_s": 300.0}
-    d.update(kw)
-    return SimpleNamespace(**d)
-
 
 #: Wide-grid setting 33 (N = 5000, m = 5 min, T_r = 5 min, k = 0.6, 2,000 steps): the run is
 #: about one cycle long.
