@@ -296,6 +296,17 @@ def _set_barrier(t, k, unit_s, uniform, nst_w, alive, nf, n, nf_min, sigma, jit_
     return emax, nfail, stacks, nc, th
 
 
+@njit(cache=True, inline="always")
+def _add_unseen(w, tbar, fail_w, fail_t, nfail, j0, j1):  # pragma: no cover - compiled
+    """Append group w, noticed at t̄, unless it is among fail_w[j0:j1] already."""
+    for j in range(j0, j1):
+        if fail_w[j] == w:
+            return nfail
+    fail_w[nfail] = w
+    fail_t[nfail] = tbar
+    return nfail + 1
+
+
 @njit(cache=True)
 def _poll(alive, nf, tbar, fail_w, fail_t, nfail, cand, nc, n0):  # pragma: no cover
     """All-reduce poll of the candidates cand[:nc] not yet failed (fail_w[n0:nfail])."""
@@ -303,15 +314,7 @@ def _poll(alive, nf, tbar, fail_w, fail_t, nfail, cand, nc, n0):  # pragma: no c
     for i in range(nc):
         w = cand[i]
         if nf[w] <= tbar:
-            seen = False
-            for j in range(n0, n1):
-                if fail_w[j] == w:
-                    seen = True
-                    break
-            if not seen:
-                fail_w[nfail] = w
-                fail_t[nfail] = tbar
-                nfail += 1
+            nfail = _add_unseen(w, tbar, fail_w, fail_t, nfail, n0, n1)
     return nfail
 
 
@@ -321,15 +324,7 @@ def _poll_all(alive, nf, tbar, fail_w, fail_t, nfail):  # pragma: no cover
     n1 = nfail
     for w in range(alive.shape[0]):
         if alive[w] and nf[w] <= tbar:
-            seen = False
-            for j in range(n1):
-                if fail_w[j] == w:
-                    seen = True
-                    break
-            if not seen:
-                fail_w[nfail] = w
-                fail_t[nfail] = tbar
-                nfail += 1
+            nfail = _add_unseen(w, tbar, fail_w, fail_t, nfail, 0, n1)
     return nfail
 
 
@@ -451,17 +446,8 @@ def _poll_idx(alive, nf, tbar, fail_w, fail_t, nfail, ix_w, ix_key, ix_meta,
     while i < L and ix_key[i] <= tbar:
         w = ix_w[i]
         i += 1
-        if not alive[w]:
-            continue
-        seen = False
-        for j in range(n1):
-            if fail_w[j] == w:
-                seen = True
-                break
-        if not seen:
-            fail_w[nfail] = w
-            fail_t[nfail] = tbar
-            nfail += 1
+        if alive[w]:
+            nfail = _add_unseen(w, tbar, fail_w, fail_t, nfail, 0, n1)
     sort_prefix(fail_w[n1:], nfail - n1)
     return nfail
 
