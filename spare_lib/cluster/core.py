@@ -50,6 +50,7 @@ import numpy as np
 from numba import njit
 
 from spare_lib.cluster.barrier import (
+    _direct_units,
     barrier_step_idx,
     barrier_step_patch,
     barrier_step_patch_idx,
@@ -59,7 +60,6 @@ from spare_lib.cluster.barrier import (
 )
 from spare_lib.cluster.methods import dispatch as hooks
 from spare_lib.cluster.methods._common import COMMIT_FIXED, COMPUTE_MULT, DEPTH, RETRY, WIPEOUT
-from spare_lib.cluster.methods._common import jitter as _jitter
 
 # Slots of the float / int result arrays of the core.
 (_F_TOTAL, _F_RESTART, _F_STALL, _F_SUM_S, _F_PATCH, _F_CKPT_TIME, _F_SAMPLES,
@@ -366,46 +366,13 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     # the method says how much to compute: nst units of unit_s each (SPARe: its
                     # first S stack entries, or its patch on a retry; Rep: one r·64 s compute)
                     nst, unit_s = hooks.work(code, retry, gi[w], depth, mult, compute_s)
-                    nf_w = nf[w]
-                    tw = t + delay
-                    failed = False
-                    if nst >= 2 and bridge and nf_w > tw:
-                        # The nst unit times are iid N(1, σ²)·unit_s (clipping at 0.1 is more than
-                        # 9σ away): draw their sum first; only a group whose clock falls inside it
-                        # needs the individual times, drawn from the exact Gaussian bridge
-                        # X_k | rest ~ N(rest/m, σ²(1 - 1/m)) over the m left.
-                        tot = nst + sigma * np.sqrt(nst) * rng.standard_normal()
-                        if nf_w > tw + unit_s * tot:
-                            tw += unit_s * tot
-                            n_stacks += nst
-                            if retry:
-                                patch_stacks += nst
-                        else:
-                            rest = tot
-                            for k in range(nst):
-                                if k > 0 and nf_w <= tw:
-                                    failed = True
-                                    break
-                                m = nst - k
-                                if m == 1:
-                                    d = rest
-                                else:
-                                    d = rest / m + sigma * np.sqrt(1.0 - 1.0 / m) * \
-                                        rng.standard_normal()
-                                    rest -= d
-                                tw += unit_s * d
-                                n_stacks += 1
-                                if retry:
-                                    patch_stacks += 1.0
-                    else:
-                        for _p in range(nst):
-                            if nf_w <= tw:
-                                failed = True
-                                break
-                            tw += unit_s * _jitter(rng, sigma, jit_lo)
-                            n_stacks += 1
-                            if retry:
-                                patch_stacks += 1.0
+                    # one group's compute (barrier._direct_units): sum-then-bridge while the
+                    # clip is negligible, else one jittered draw per unit; polled at each start
+                    tw, ks, failed = _direct_units(nf[w], t + delay, nst, unit_s, sigma, jit_lo,
+                                                   bridge, rng)
+                    n_stacks += ks
+                    if retry:
+                        patch_stacks += ks
                     if failed:
                         mem_lost, next_revive = _kill(w, tw, retry, code, ms, alive, nf, clk, rng, revive,
                             rejoin_s, died_epoch, epoch, mem_lost, next_revive)
