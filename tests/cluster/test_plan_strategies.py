@@ -56,15 +56,21 @@ def test_to_dict_is_strict_json(small_plan) -> None:
     assert small_plan.frame().shape[0] == len(STRATEGIES)
 
 
-def test_every_candidate_of_a_trial_gets_the_same_failure_seed(monkeypatch) -> None:
-    seen = []
+@pytest.fixture
+def seen(monkeypatch) -> list:
+    """The simulation tasks plan_strategies hands to simulate_many, in order."""
+    tasks_seen: list = []
     real = sim_mod.simulate_many
 
     def spy(tasks, **kw):
-        seen.extend(tasks)
+        tasks_seen.extend(tasks)
         return real(tasks, **kw)
 
     monkeypatch.setattr(sim_mod, "simulate_many", spy)
+    return tasks_seen
+
+
+def test_every_candidate_of_a_trial_gets_the_same_failure_seed(seen) -> None:
     p = plan_strategies(SMALL, 20, trials=3, workers=1, seed=5, window=1,
                         strategies=("spare", "rep", "elastic-rebalance"))
     seeds = trial_seeds(5, 3)
@@ -82,15 +88,7 @@ def test_common_failures_make_runs_repeatable() -> None:
     assert a.best["spare"].ttt == b.best["spare"].ttt and a.best["ckpt"].ttt == b.best["ckpt"].ttt
 
 
-def test_rejoin_stall_is_passed_through(monkeypatch) -> None:
-    seen = []
-    real = sim_mod.simulate_many
-
-    def spy(tasks, **kw):
-        seen.extend(tasks)
-        return real(tasks, **kw)
-
-    monkeypatch.setattr(sim_mod, "simulate_many", spy)
+def test_rejoin_stall_is_passed_through(seen) -> None:
     strategies = ("spare", "elastic-drop")
     p = plan_strategies(SMALL, 20, trials=1, workers=1, stall_s=30.0, rejoin_stall_s=0.0,
                         strategies=strategies)
