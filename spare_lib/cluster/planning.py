@@ -91,7 +91,7 @@ MODELS: dict[str, tuple[str, str, str]] = {
                 "patch compute; docs/predictive_model.md); C per r is the model's argmin "
                 "(theory.predict_grid.optimise_checkpoint)"),
 }
-#: Models :func:`predict` covers: the others are closed forms (Eqs. 2, 5, 7).
+#: SPARe layouts the predictive model covers (the others fall back to the finite closed forms).
 PREDICT_LAYOUTS = ("ruler", "consecutive")
 #: Run length (committed steps) the predictive model plans for unless told otherwise.
 PLAN_STEPS = 10_000
@@ -123,6 +123,15 @@ def rep_r_max(N: int) -> int:
 #: Default multipliers of the closed-form checkpoint interval simulated at the best r (stage 2 of
 #: :func:`plan_simulated`).
 CKPT_FACTORS = (0.5, 0.75, 1.5, 2.0)
+
+
+def _check_group_size(gpus: int, gpus_per_group: Any) -> int:
+    """``gpus_per_group`` as an int in [1, gpus/2]: at least N = 2 groups must fit."""
+    gpg = check_int("gpus_per_group", gpus_per_group, lo=1)
+    if gpg > gpus // 2:
+        raise ValueError(f"gpus_per_group must be in [1, {gpus // 2}] (at least N = 2 groups of "
+                         f"gpus_per_group GPUs in gpus = {gpus}), got {gpg}")
+    return gpg
 
 
 @dataclass(frozen=True)
@@ -173,7 +182,7 @@ class ClusterSpec:
 
     def __post_init__(self) -> None:
         gpus = check_int("gpus", self.gpus, lo=2)
-        m = check_int("gpus_per_group", self.gpus_per_group, lo=1, hi=gpus // 2)
+        m = _check_group_size(gpus, self.gpus_per_group)
         check_positive("system_mtbf_s", self.system_mtbf_s)
         check_positive("restart_s", self.restart_s, allow_zero=True)
         check_positive("checkpoint_s", self.checkpoint_s)
@@ -288,10 +297,7 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
     (7812, 64, 180, 47.0)
     """
     gpus = check_int("gpus", gpus, lo=2)
-    gpg = check_int("gpus_per_group", gpus_per_group, lo=1)
-    if gpg > gpus // 2:
-        raise ValueError(f"gpus_per_group must be in [1, {gpus // 2}] (at least N = 2 groups of "
-                         f"gpus_per_group GPUs in gpus = {gpus}), got {gpg}")
+    gpg = _check_group_size(gpus, gpus_per_group)
     N = gpus // gpg
     if system_mtbf_min is not None and gpu_mtbf_hours is not None:
         raise ValueError("give system_mtbf_min or gpu_mtbf_hours, not both")
