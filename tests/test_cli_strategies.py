@@ -1,19 +1,14 @@
-"""``spare plan --strategies`` through subprocess (issue 13)."""
+"""``spare plan --strategies`` (issue 13), run in process through :func:`cli_runner.run`."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from cli_runner import run
 
-SPARE = [sys.executable, "-m", "spare_lib.cli"]
 SMALL = ["--gpus", "120000", "--gpus-per-group", "1000", "--steps", "1500", "--simulate", "2"]
 
-
-def run(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([*SPARE, *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_strategies_all_recommends_the_argmin_with_cis() -> None:

@@ -289,21 +289,34 @@ def cmd_figures(args: argparse.Namespace) -> int:
 
 def add_warm_parser(sub: Any) -> None:
     """Register ``spare warm``."""
-    w = sub.add_parser("warm", help="compile the simulator kernels into the numba cache",
-                       description="Compile (or load) the numba kernels of the simulator once, so "
-                                   "the first `spare plan --simulate` does not. `make venv` runs it.")
+    w = sub.add_parser("warm", help="compile every numba kernel into the numba cache",
+                       description="Compile (or load) every numba kernel of spare_lib once (the "
+                                   "simulator's event core, RECTLR, wipe-out sampling, the Monte "
+                                   "Carlo and the predictive model), so that later commands, test "
+                                   "workers and process pools load them instead of compiling. "
+                                   "`make venv` and `make test` run it.")
+    w.add_argument("--check", action="store_true",
+                   help="then fail (exit 1) if any cache=True kernel of spare_lib is still not in "
+                        "the cache, naming it (a kernel without a warm-up call)")
     add_progress_flag(w)
     w.set_defaults(func=cmd_warm)
 
 
 def cmd_warm(args: argparse.Namespace) -> int:
     """Run ``spare warm``."""
-    from spare_lib.cluster.warm import kernels_cached, warm_kernels
+    from spare_lib.cluster.warm import kernels_cached, uncached_kernels, warm_kernels
 
     was = kernels_cached()
     dt = warm_kernels()
     print(f"[spare warm] numba kernels {'loaded from the cache' if was else 'compiled and cached'} "
           f"in {dt:.0f} s")
+    if args.check:
+        missing = uncached_kernels()
+        if missing:
+            print(f"[spare warm] {len(missing)} kernels have no warm-up call (add one to "
+                  f"spare_lib.cluster.warm.WARMUPS): {', '.join(missing)}", file=sys.stderr)
+            return 1
+        print("[spare warm] every cache=True kernel of spare_lib is in the cache")
     return 0
 
 

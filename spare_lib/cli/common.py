@@ -303,7 +303,7 @@ def ensure_kernels(quiet: bool = False) -> None:
     if not quiet:
         print("spare: compiling the simulator kernels (first run only, ~1-2 min; `make venv` does "
               "this at install) ...", file=sys.stderr, flush=True)
-    dt = warm_kernels()
+    dt = warm_kernels(("event core",))
     if not quiet:
         print(f"spare: kernels compiled in {dt:.0f} s and cached", file=sys.stderr, flush=True)
 
