@@ -147,7 +147,7 @@ def test_plan_default_is_the_predictive_model():
     from spare_lib.cluster.planning import cluster_spec
     from spare_lib.theory.predict_grid import optimise_checkpoint
 
-    spec = cluster_spec(600_000, 1000, system_mtbf_min=5, step_s=70, checkpoint_s=58.8,
+    spec = cluster_spec(600_000, 1000, system_mtbf_s=300, step_s=70, checkpoint_s=58.8,
                         allreduce="ring")
     C, pr = optimise_checkpoint("rep", 600, 3, spec.cluster_config())
     assert d["rep"]["checkpoint_steps"] == C and abs(d["rep"]["ttt_over_t0"] - pr.ttt_over_t0) < 1e-9
@@ -345,7 +345,7 @@ def test_simulate_takes_the_cluster_flags_of_plan():
 
 
 def test_sweep_help_lists_every_point_key():
-    from spare_lib.cluster.sweep import point_keys
+    from spare_lib.cluster.runs.sweeps import point_keys
 
     p = run("sweep", "--help")
     assert p.returncode == 0
@@ -494,7 +494,7 @@ def test_simulate_takes_domains_layout_and_rep_placement():
 def test_layout_choices_match_the_planner():
     from spare_lib.cli import common
     from spare_lib.cluster.planning import REP_PLACEMENTS
-    from spare_lib.cluster.planning_layouts import LAYOUTS
+    from spare_lib.cluster.planning.layouts import LAYOUTS
 
     assert common.LAYOUTS == LAYOUTS and common.REP_PLACEMENTS == REP_PLACEMENTS
 

@@ -136,7 +136,7 @@ def test_trace_bad_input_is_one_line(tmp_path, content, args, expect):
 
 def test_trace_constants_match_the_library():
     from spare_lib.cli import trace
-    from spare_lib.cluster.traces import PLACEMENTS
+    from spare_lib.cluster.planning.traces import PLACEMENTS
     from spare_lib.failures import DISTS, FORMATS, METHODS, TIME_UNITS_S
 
     assert trace.FORMATS == tuple(FORMATS) and trace.TIME_UNITS == tuple(TIME_UNITS_S)

@@ -30,7 +30,7 @@ def kernels_cached() -> bool:
     source file changed since it was written). Any failure to read it counts as not cached.
     """
     try:
-        from spare_lib.cluster.core import _core
+        from spare_lib.cluster.engine.core import _core
 
         return bool(_core._cache._cache_file._load_index())
     except Exception:  # pragma: no cover - numba internals moved: assume a compile is coming
@@ -41,7 +41,7 @@ def _warm_core() -> None:
     import numpy as np
 
     from spare_lib.cluster.config import h100_600k
-    from spare_lib.cluster.simulate import simulate
+    from spare_lib.cluster.runs.simulate import simulate
 
     cfg = h100_600k(20, steps=3)
     rejoin = cfg.with_(rejoin_s=600.0)
@@ -60,7 +60,7 @@ def _warm_barrier() -> None:
     import numpy as np
 
     from spare_lib._util.normal import norm_ppf
-    from spare_lib.cluster.barrier import barrier_direct, barrier_direct_patch, barrier_step
+    from spare_lib.cluster.engine.barrier import barrier_direct, barrier_direct_patch, barrier_step
 
     N = 8
     alive, nf = np.ones(N, dtype=np.bool_), np.full(N, 1e9)
@@ -121,7 +121,7 @@ def _warm_theory() -> None:
 
 
 def _warm_correlated() -> None:
-    from spare_lib.cluster.correlated import failures_to_interruption, interruption_sets
+    from spare_lib.cluster.runs.correlated import failures_to_interruption, interruption_sets
 
     for name in ("spare-ruler", "rep-consecutive"):
         failures_to_interruption(interruption_sets(name, 12, 3, 4), 12, 4, 0.5, 2, seed=0)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from spare_lib.cluster.methods._common import DEPTH
-from spare_lib.cluster.methods.elastic import (
+from spare_lib.cluster.engine.methods._common import DEPTH
+from spare_lib.cluster.engine.methods.elastic import (
     drop_resolve,
     drop_weight,
     drop_work,
@@ -23,8 +23,8 @@ from spare_lib.cluster.methods.elastic import (
     rebalance_resolve,
     rebalance_work,
 )
-from spare_lib.cluster.methods.replication import rep_notice, rep_reset, rep_resolve, rep_work
-from spare_lib.cluster.methods.spare import (
+from spare_lib.cluster.engine.methods.replication import rep_notice, rep_reset, rep_resolve, rep_work
+from spare_lib.cluster.engine.methods.spare import (
     spare_notice,
     spare_rejoin,
     spare_reset,
@@ -70,7 +70,7 @@ def notice(code, w, retry, ms):  # pragma: no cover
 
 @njit(cache=True)
 def sampled(code, ms):  # pragma: no cover
-    """The core runs the sampled barrier (:mod:`spare_lib.cluster.barrier`): called once at the
+    """The core runs the sampled barrier (:mod:`spare_lib.cluster.engine.barrier`): called once at the
     start of the run, before any other hook."""
     if code == SPARE:
         spare_sampled(ms)
@@ -117,8 +117,9 @@ def rejoin(code, alive, n_alive, ms):  # pragma: no cover
 
 @njit(cache=True)
 def depth(code, ms):  # pragma: no cover
-    """Stacks (shards) per live group of a committed step, for the overhead S̄."""
-    if code == REBALANCE:
+    """Stacks (shards) per live group of a committed step, for the overhead S̄: S for SPARe,
+    r for Rep (its r shards are one unit of r·64 s), b units of 1/b shard for rebalance."""
+    if code == REBALANCE or code == REP:
         return ms[6][DEPTH] * ms[7][0]
     return float(ms[6][DEPTH])
 

@@ -1,7 +1,7 @@
 """One executor for every batch of independent calls: serial, a local spawn process pool, or Dask.
 
-:func:`execute` is what :func:`spare_lib.cluster.sweep.run_sweep` and
-:func:`spare_lib.cluster.simulate.simulate_many` both run on. Results come back in input order and
+:func:`execute` is what :func:`spare_lib.cluster.runs.sweeps.run_sweep` and
+:func:`spare_lib.cluster.runs.simulate.simulate_many` both run on. Results come back in input order and
 do not depend on the backend or the number of workers (seeds travel with the items).
 """
 
@@ -31,7 +31,7 @@ def execute(call: Callable[[Any], Any], items: Sequence[Any], *, backend: str = 
     """Run ``call(item)`` for items on one backend; hand each result to ``on_done`` as it arrives.
 
     The one executor of the library: :func:`run_sweep` and
-    :func:`spare_lib.cluster.simulate.simulate_many` both run through it.
+    :func:`spare_lib.cluster.runs.simulate.simulate_many` both run through it.
 
     Parameters
     ----------

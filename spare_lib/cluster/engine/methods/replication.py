@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spare_lib.cluster.methods._common import COMMIT_MASKED, COMPUTE_MULT, WIPEOUT, make_state
+from spare_lib.cluster.engine.methods._common import COMMIT_MASKED, COMPUTE_MULT, WIPEOUT, make_state
 
 #: Placements of Rep's replica sets: ``consecutive`` (SPEC §5: set w // r) or ``strided``
 #: (set w mod ⌈N/r⌉: the members of a set are ⌈N/r⌉ groups apart, hence in distinct failure

@@ -1,7 +1,7 @@
 """One simulated training run (:func:`simulate`) and batches of them (:func:`simulate_many`).
 
-The event loop itself is :mod:`spare_lib.cluster.core` (its docstring states the model, SPEC §3–6);
-the methods it runs are registered in :mod:`spare_lib.cluster.methods`. This module validates the
+The event loop itself is :mod:`spare_lib.cluster.engine.core` (its docstring states the model, SPEC §3–6);
+the methods it runs are registered in :mod:`spare_lib.cluster.engine.methods`. This module validates the
 inputs, lays out the arrays the core needs and wraps its outputs in a :class:`SimResult`.
 
 Example
@@ -24,9 +24,9 @@ import numpy as np
 
 from spare_lib._util.rng import SeedLike, as_seed_sequence
 from spare_lib._util.validate import check_int, check_positive
-from spare_lib.cluster.clocks import _trace_arrays, domain_events
 from spare_lib.cluster.config import ClusterConfig
-from spare_lib.cluster.core import (
+from spare_lib.cluster.engine.clocks import _trace_arrays, domain_events
+from spare_lib.cluster.engine.core import (
     _F_CKPT_TIME,
     _F_PATCH,
     _F_RESTART,
@@ -88,19 +88,13 @@ from spare_lib.cluster.core import (
     SAMPLED,
     _core,
 )
-from spare_lib.cluster.methods import (
-    METHODS as METHOD_REGISTRY,
-)
-from spare_lib.cluster.methods import (
-    make_drop_state,
-    make_rebalance_state,
-    make_rep_state,
-    make_spare_state,
-)
+from spare_lib.cluster.engine.methods import BINDINGS
+from spare_lib.registry.methods import METHODS as METHOD_REGISTRY
+from spare_lib.registry.methods import method as method_spec
 from spare_lib.stacking.domains import domain_aware_layout
 from spare_lib.stacking.layout import Layout, make_layout
 
-#: Every method the core runs (:data:`spare_lib.cluster.methods.METHODS`).
+#: Every method the core runs (:data:`spare_lib.cluster.engine.methods.METHODS`).
 METHODS = tuple(METHOD_REGISTRY)
 #: The paper's (and this project's) names of the methods, with and without checkpoints.
 METHOD_LABEL = {(name, ck): (m.label if ck else m.label_no_ckpt)
@@ -313,7 +307,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         How the compute phase is drawn. 'direct': every live group's every stack (the paper's
         simulator). 'sampled': the slowest group's time is drawn from its exact distribution and
         only groups whose clocks fire inside the step are drawn one by one
-        (:mod:`spare_lib.cluster.barrier`; exact in distribution, other numbers for the same
+        (:mod:`spare_lib.cluster.engine.barrier`; exact in distribution, other numbers for the same
         seed; cost grows with failures rather than N × steps). 'auto': 'sampled' for N ≥ 2,000,
         'direct' below, so every result at the paper's sizes stays as published.
     rep_placement : {'consecutive', 'strided'}
@@ -341,15 +335,14 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     >>> round(simulate("spare", 200, 9, 10, cfg, failure_trace=np.empty((0, 2))).total_s, 3)
     7188.235
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    spec = METHOD_REGISTRY[method]
+    spec = method_spec(method)
+    bind = BINDINGS[method]
     if not isinstance(config, ClusterConfig):
         raise ValueError(f"config must be a spare_lib.cluster.ClusterConfig, got "
                          f"{type(config).__name__}")
     N = check_int("N", N, lo=1)
     r = check_int("r", r, lo=1, hi=N)
-    if spec.r_is_one and r != 1:
+    if not spec.redundancy and r != 1:
         raise ValueError(f"r must be 1 for method={method!r} (it has no redundancy parameter), "
                          f"got {r}")
     if ckpt_steps is not None:
@@ -363,17 +356,12 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         max_wall_s = 1000.0 * T0
     max_wall_s = check_positive("max_wall_s", max_wall_s)
 
+    stacks = None
     if spec.layout:
         if isinstance(layout, str) and layout == "domain-aware":
             layout = domain_aware_layout(N, r, config.domain_size)
-        lay = _resolve_layout(layout, N, r)
-        state = make_spare_state(np.array(lay.stacks, dtype=np.int64, order="C"), exact_patch)
-    elif method == "elastic-drop":
-        state = make_drop_state(N)
-    elif method == "elastic-rebalance":
-        state = make_rebalance_state(N, config.microbatches)
-    else:
-        state = make_rep_state(N, r, rep_placement)
+        stacks = _resolve_layout(layout, N, r).stacks
+    state = bind.state(N, r, config, stacks, exact_patch, rep_placement)
 
     ss = as_seed_sequence(seed)
     rng = np.random.default_rng(ss)
@@ -416,11 +404,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     pi[P_MEM_IDEAL] = int(config.mem_ideal)
     pf = np.zeros(_N_PF, dtype=np.float64)
     pf[Q_COMPUTE] = config.compute_per_stack_s
-    # jitter is drawn per unit of work; elastic-rebalance's units are 1/b of a shard, so their
-    # relative spread is σ·√b: the sum of b units then has a shard's spread σ (the split of the
-    # work into micro-batches does not by itself make the slowest group faster)
-    pf[Q_SIGMA] = config.jitter_sigma * (math.sqrt(config.microbatches)
-                                         if method == "elastic-rebalance" else 1.0)
+    pf[Q_SIGMA] = bind.unit_sigma(config)  # jitter of one unit of the method's work
     pf[Q_JIT_LO] = config.jitter_min
     pf[Q_TA] = config.allreduce_s
     pf[Q_FAIL_FACTOR] = config.allreduce_fail_factor
@@ -442,7 +426,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     if barrier not in BARRIERS:
         raise ValueError(f"barrier must be one of {BARRIERS}, got {barrier!r}")
     sampled = barrier == "sampled" or (barrier == "auto" and N >= AUTO_SAMPLED_N)
-    n_rec = _core(spec.code, state, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times,
+    n_rec = _core(bind.code, state, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times,
                   np.uint64(fseed), rng, fout, iout, per_restart, SAMPLED if sampled else DIRECT)
 
     total = float(fout[_F_TOTAL])
@@ -459,10 +443,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
                       f"group failed after that (extend the trace, e.g. "
                       f"spare_lib.failures.synthesize with a longer horizon)", RuntimeWarning,
                       stacklevel=2)
-    if method in ("rep", "ckpt"):
-        overhead = float(r)
-    else:
-        overhead = float(fout[_F_SUM_S]) / commits if commits else float("nan")
+    overhead = float(fout[_F_SUM_S]) / commits if commits else float("nan")
     patch_ovh = float(fout[_F_PATCH]) / (N * commits) if commits else float("nan")
     samples_all = float(fout[_F_SAMPLES_ALL])
     return SimResult(
@@ -506,8 +487,8 @@ def simulate_many(tasks: Sequence[dict[str, Any]], seed: SeedLike = None, worker
                   client: Any = None) -> list[SimResult]:
     """Run :func:`simulate` for every task (a dict of its keyword arguments), by default in a pool.
 
-    The tasks run through :func:`spare_lib.cluster.executor.execute`, the executor of
-    :func:`~spare_lib.cluster.sweep.run_sweep`.
+    The tasks run through :func:`spare_lib.cluster.runs.executor.execute`, the executor of
+    :func:`~spare_lib.cluster.runs.sweeps.run_sweep`.
 
     Parameters
     ----------
@@ -534,7 +515,7 @@ def simulate_many(tasks: Sequence[dict[str, Any]], seed: SeedLike = None, worker
     list of SimResult
         In task order.
     """
-    from spare_lib.cluster.executor import check_backend, execute
+    from spare_lib.cluster.runs.executor import check_backend, execute
 
     workers = check_int("workers", workers, lo=1)
     check_backend(backend)

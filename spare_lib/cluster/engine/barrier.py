@@ -85,16 +85,16 @@ from numba import njit
 
 from spare_lib._util.normal import norm_isf, norm_ppf
 from spare_lib._util.sorting import sort_prefix
-from spare_lib.cluster.barrier_index import (
+from spare_lib.cluster.engine.index import (
     _front_upto,
     _index_front,
     index_buffers,
     index_build,
     index_rejoin,
 )
-from spare_lib.cluster.methods._common import jitter as _jitter
+from spare_lib.cluster.engine.methods._common import jitter as _jitter
 
-#: Barrier samplers of :func:`spare_lib.cluster.simulate.simulate` (``barrier=``).
+#: Barrier samplers of :func:`spare_lib.cluster.runs.simulate.simulate` (``barrier=``).
 BARRIER_MODES = ("sampled", "direct")
 
 def barrier_buffers(N: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

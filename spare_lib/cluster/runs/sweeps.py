@@ -1,7 +1,8 @@
 """Parameter sweeps: serial, a local process pool (default) or Dask, with a resumable disk cache.
 
 A sweep is a list of points (dicts of keyword arguments) and a function ``fn(**point)`` that
-returns a dict, a dataclass (e.g. :class:`spare_lib.cluster.simulate.SimResult`) or a scalar. Results come
+returns a dict, a dataclass (e.g. :class:`spare_lib.cluster.runs.simulate.SimResult`) or a
+scalar. Results come
 back as a :class:`pandas.DataFrame` in input order, one row per point (point columns first).
 
 Determinism: a point's random seed is derived from the point itself (:func:`point_seed`), never
@@ -36,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from spare_lib.cluster.executor import check_backend, execute
+from spare_lib.cluster.runs.executor import check_backend, execute
 
 DEFAULT_CACHE_DIR = Path(".sweep_cache")
 
@@ -250,7 +251,7 @@ def _simulate_extra_keys() -> dict[str, str]:
     """Keyword arguments of simulate() beyond RUN_KEYS (e.g. ``mem_ckpt_steps``), passed through."""
     import inspect
 
-    from spare_lib.cluster.simulate import simulate
+    from spare_lib.cluster.runs.simulate import simulate
 
     return {k: f"simulate(..., {k}=...) (default {p.default!r})"
             for k, p in inspect.signature(simulate).parameters.items()
@@ -282,7 +283,7 @@ def _config_keys() -> dict[str, str]:
 
 def point_keys() -> dict[str, str]:
     """Every key a :func:`simulate_point` point may set, with its meaning (``spare sweep --help``)."""
-    from spare_lib.cluster.simulate import METHODS
+    from spare_lib.cluster.runs.simulate import METHODS
 
     return {**RUN_KEYS, "method": f"one of {', '.join(METHODS)} (required)",
             **_simulate_extra_keys(), **_config_keys()}
@@ -303,7 +304,7 @@ def validate_point(point: Mapping[str, Any]) -> None:
     """Check a :func:`simulate_point` point without running it (keys, method, N, r, layout,
     checkpoint interval and the ClusterConfig fields); ValueError naming what is wrong."""
     from spare_lib.cluster.config import h100_600k
-    from spare_lib.cluster.simulate import METHODS
+    from spare_lib.cluster.runs.simulate import METHODS
     from spare_lib.stacking.layout import make_layout
 
     check_point_keys(point)
@@ -359,7 +360,7 @@ def simulate_point(method: str, N: int, r: int = 1, ckpt_steps: Any = "paper", s
                    layout: str = "ruler", preset: str = "h100_600k", *,
                    failure_seed: int | None = None, exact_patch: bool = False,
                    max_wall_s: float | None = None, **overrides: Any) -> dict[str, Any]:
-    """One :func:`spare_lib.cluster.simulate.simulate` run as a sweep point (used by ``spare sweep``).
+    """One :func:`spare_lib.cluster.runs.simulate.simulate` run as a sweep point (used by ``spare sweep``).
 
     Parameters
     ----------
@@ -378,7 +379,7 @@ def simulate_point(method: str, N: int, r: int = 1, ckpt_steps: Any = "paper", s
     preset : str
         Cluster preset; only 'h100_600k' (the paper's) is defined.
     failure_seed, exact_patch, max_wall_s :
-        Passed to :func:`~spare_lib.cluster.simulate.simulate` (common failure streams, exact
+        Passed to :func:`~spare_lib.cluster.runs.simulate.simulate` (common failure streams, exact
         patch compute, wall-clock cap).
     **overrides
         :class:`spare_lib.cluster.ClusterConfig` fields, e.g. ``steps=2000``; every valid key
@@ -396,7 +397,7 @@ def simulate_point(method: str, N: int, r: int = 1, ckpt_steps: Any = "paper", s
         h100_600k,
         paper_checkpoint_interval,
     )
-    from spare_lib.cluster.simulate import simulate
+    from spare_lib.cluster.runs.simulate import simulate
     from spare_lib.theory import mu_closed, replication_mu
 
     check_point_keys({"method": method, "N": N, **overrides})

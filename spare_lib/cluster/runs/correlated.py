@@ -37,8 +37,8 @@ from numba import njit
 from spare_lib._util.rng import SeedLike, as_seed_sequence, chunk_generators
 from spare_lib._util.validate import check_int, check_positive
 from spare_lib.cluster.config import ClusterConfig, analytic_checkpoint_interval
-from spare_lib.cluster.methods.replication import make_rep_state
-from spare_lib.cluster.simulate import SimResult
+from spare_lib.cluster.engine.methods.replication import make_rep_state
+from spare_lib.cluster.runs.simulate import SimResult
 from spare_lib.stacking.domains import check_domain_args, domain_aware_layout
 from spare_lib.stacking.layout import ruler_layout
 from spare_lib.theory import availability_opt
@@ -96,7 +96,7 @@ def interruption_sets(name: str, N: int, r: int, D: int) -> np.ndarray:
     """The sets whose complete death interrupts a candidate's run, one row per set.
 
     SPARe: the r holders of every shard type (N rows); Rep: the ⌈N/r⌉ replica sets of the
-    simulator (:func:`~spare_lib.cluster.methods.replication.make_rep_state`), padded with −1
+    simulator (:func:`~spare_lib.cluster.engine.methods.replication.make_rep_state`), padded with −1
     where the last consecutive set is smaller.
     """
     N = check_int("N", N, lo=1)
@@ -267,12 +267,12 @@ def correlated_tasks(plan: pd.DataFrame, N: int, D: int, config: ClusterConfig, 
     Trial i of every candidate, r and q uses ``failure_seed = failure_seed·1000 + i``, so all
     candidates of a trial see the same per-group failure-gap uniforms and the same domain-event
     process (the gaps scale with 1/(1 − q)); only the compute jitter differs (the task seed of
-    :func:`~spare_lib.cluster.simulate.simulate_many`). Runs stop at ``max_wall_t0``·T0.
+    :func:`~spare_lib.cluster.runs.simulate.simulate_many`). Runs stop at ``max_wall_t0``·T0.
 
     Returns
     -------
     (list of dict, DataFrame)
-        Keyword arguments of :func:`~spare_lib.cluster.simulate.simulate` and, row by row, the
+        Keyword arguments of :func:`~spare_lib.cluster.runs.simulate.simulate` and, row by row, the
         q, candidate and trial of each task.
     """
     trials = check_int("trials", trials, lo=1)

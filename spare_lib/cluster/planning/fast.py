@@ -21,17 +21,17 @@ the paper's N = 200, 600, 1000, where step_s = 66, 70, 74 s gives 64 s of comput
 the whole step by S̄ as the paper does; the checkpoint period in steps divides T_c* by the mean
 step time at that depth, S̄·compute + T_a.
 
-:func:`plan_simulated` runs the discrete-event simulator (:func:`spare_lib.cluster.simulate.simulate`)
+:func:`plan_simulated` runs the discrete-event simulator (:func:`spare_lib.cluster.runs.simulate.simulate`)
 for every candidate r at the closed-form checkpoint interval, then for a few multiples of that
-interval at the best r, through :func:`spare_lib.cluster.sweep.run_sweep` (local process pool, seeds
-derived from each point with :func:`spare_lib.cluster.sweep.point_seed`). It reports mean and spread per
+interval at the best r, through :func:`spare_lib.cluster.runs.sweeps.run_sweep` (local process pool, seeds
+derived from each point with :func:`spare_lib.cluster.runs.sweeps.point_seed`). It reports mean and spread per
 (method, r, interval), the r and interval recommended by the simulation and how far they are from
 the closed form's. The paper's own closed form and simulation disagree on r* (8/10/10 vs 9/8/9).
 
 Example
 -------
->>> spec = cluster_spec(600_000, 1000, system_mtbf_min=5, restart_min=60, checkpoint_s=58.8,
-...                     step_s=70)
+>>> spec = cluster_spec(600_000, 1000, system_mtbf_s=300, restart_s=3600, checkpoint_s=58.8,
+...                     step_s=70, allreduce="preset")
 >>> p = plan(spec)
 >>> p.spare.r, p.rep.r, round(p.spare.availability, 3)
 (8, 2, 0.919)
@@ -51,18 +51,18 @@ from spare_lib import theory as th
 from spare_lib._util.validate import check_int, check_positive, check_probability
 from spare_lib.cluster.config import (
     ALLREDUCE_ALGORITHMS,
-    CHECKPOINT_BYTES,
     FAILURE_DISTRIBUTIONS,
     ClusterConfig,
     allreduce_600k_s,
     allreduce_time_s,
     analytic_checkpoint_interval,
 )
-from spare_lib.cluster.planning_layouts import (
+from spare_lib.cluster.planning.layouts import (
     LAYOUTS,
     _domain_notes,
     _spare_mu_overhead_layout,
 )
+from spare_lib.registry.knobs import KNOBS
 from spare_lib.stacking.layout import max_ruler_r
 
 METHODS = ("spare", "rep", "ckpt")
@@ -125,6 +125,11 @@ def rep_r_max(N: int) -> int:
 CKPT_FACTORS = (0.5, 0.75, 1.5, 2.0)
 
 
+#: ClusterConfig knobs a :class:`ClusterSpec` may carry besides its hardware-derived times.
+RUN_KNOBS = ("stall_s", "rejoin_s", "rejoin_stall_s", "microbatches", "fetch_s", "jitter_sigma",
+             "allreduce_fail_factor")
+
+
 def _check_group_size(gpus: int, gpus_per_group: Any) -> int:
     """``gpus_per_group`` as an int in [1, gpus/2]: at least N = 2 groups must fit."""
     gpg = check_int("gpus_per_group", gpus_per_group, lo=1)
@@ -166,6 +171,10 @@ class ClusterSpec:
         q in [0, 1], the share of failure events that kill a whole domain (same total rate 1/m;
         :class:`~spare_lib.cluster.ClusterConfig`). With q > 0 and D > 1 SPARe's closed form uses
         ``theory.mu_correlated``; the simulation draws the domain events.
+    run : tuple of (str, value)
+        Other :class:`~spare_lib.cluster.ClusterConfig` knobs of the run (what the strategies pay
+        and do: ``stall_s``, ``rejoin_s``, ``rejoin_stall_s``, ``microbatches``, ``fetch_s``),
+        sorted by name; empty: the registry's defaults.
     """
 
     gpus: int
@@ -179,8 +188,15 @@ class ClusterSpec:
     failure_dist: str = "weibull"
     domain_size: int = 1
     domain_fault_share: float = 0.0
+    run: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
+        run = dict(self.run)
+        for k, v in run.items():
+            if k not in RUN_KNOBS:
+                raise ValueError(f"run must set knobs among {RUN_KNOBS}, got {k!r}")
+            run[k] = KNOBS[k].check(v)
+        object.__setattr__(self, "run", tuple(sorted(run.items())))
         gpus = check_int("gpus", self.gpus, lo=2)
         m = _check_group_size(gpus, self.gpus_per_group)
         check_positive("system_mtbf_s", self.system_mtbf_s)
@@ -237,18 +253,33 @@ class ClusterSpec:
                   "checkpoint_s": self.checkpoint_s, "system_mtbf_s": self.system_mtbf_s,
                   "n_gpus": self.gpus, "weibull_shape": self.weibull_shape,
                   "failure_dist": self.failure_dist, "domain_size": self.domain_size,
-                  "domain_fault_share": self.domain_fault_share}
+                  "domain_fault_share": self.domain_fault_share, **dict(self.run)}
         return ClusterConfig(**{**fields, **overrides})
 
+    def knob(self, name: str) -> Any:
+        """A run knob of :data:`RUN_KNOBS`: this spec's value, else the registry default."""
+        return dict(self.run).get(name, KNOBS[name].default)
 
-def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | None = None,
-                 gpu_mtbf_hours: float | None = None, restart_min: float = 60.0,
-                 checkpoint_s: float = th.T_S_PAPER, step_s: float | None = None,
-                 allreduce_s: float | None = None, allreduce: str = "preset",
-                 model_bytes: float = CHECKPOINT_BYTES, weibull_shape: float = 0.78,
-                 failure_dist: str = "weibull", domain_size: int = 1,
-                 domain_fault_share: float = 0.0) -> ClusterSpec:
-    """Describe a cluster in the units engineers quote; defaults are the paper's 600k-H100 case.
+
+def cluster_spec(gpus: int = KNOBS["gpus"].default,
+                 gpus_per_group: int = KNOBS["gpus_per_group"].default, *,
+                 system_mtbf_s: float | None = None,
+                 gpu_mtbf_s: float | None = None,
+                 restart_s: float = KNOBS["restart_s"].default,
+                 checkpoint_s: float = KNOBS["checkpoint_s"].default,
+                 step_s: float | None = KNOBS["step_s"].default,
+                 allreduce_s: float | None = None,
+                 allreduce: str = KNOBS["allreduce"].default,
+                 model_bytes: float = KNOBS["model_bytes"].default,
+                 allreduce_bw_bytes_s: float = KNOBS["allreduce_bw_bytes_s"].default,
+                 allreduce_latency_s: float = KNOBS["allreduce_latency_s"].default,
+                 weibull_shape: float = KNOBS["weibull_shape"].default,
+                 failure_dist: str = KNOBS["failure_dist"].default,
+                 domain_size: int = KNOBS["domain_size"].default,
+                 domain_fault_share: float = KNOBS["domain_fault_share"].default,
+                 **run: Any) -> ClusterSpec:
+    """Describe a cluster by its hardware; every time in seconds, defaults from the knob registry
+    (:data:`spare_lib.registry.knobs.KNOBS`, ``docs/knobs.md``): the paper's 600k-H100 cluster.
 
     Parameters
     ----------
@@ -257,77 +288,84 @@ def cluster_spec(gpus: int, gpus_per_group: int, *, system_mtbf_min: float | Non
     gpus_per_group : int
         GPUs per data-parallel group, in [1, gpus/2] (N ≥ 2 groups). N = ⌊gpus / M⌋; when M
         does not divide ``gpus`` the leftover GPUs stay idle (:attr:`ClusterSpec.idle_gpus`).
-    system_mtbf_min : float or None
-        System MTBF m in minutes (> 0). Give this or ``gpu_mtbf_hours``; neither: 5 min.
-    gpu_mtbf_hours : float or None
-        Per-GPU MTBF in hours (> 0); m = gpu_mtbf_hours · 3600 / (N·M) seconds over the N·M
-        working GPUs (a failure kills its group; idle GPUs do not count). 50,000 h
-        (:data:`~spare_lib.cluster.config.GPU_MTBF_S`) gives the paper's m = 5 min at 600k GPUs.
-    restart_min : float
-        Global restart time T_r in minutes (≥ 0).
+    system_mtbf_s : float or None
+        System MTBF m. None: derived, m = gpu_mtbf_s / (N·M) over the N·M working GPUs (a
+        failure kills its group; idle GPUs do not count). Excludes ``gpu_mtbf_s``.
+    gpu_mtbf_s : float or None
+        Per-GPU MTBF; None: the registry's 1.8e8 s (50,000 h: the paper's m = 5 min at 600k GPUs).
+    restart_s : float
+        Global restart time T_r (≥ 0).
     checkpoint_s : float
-        Checkpoint write time T_s in seconds (> 0); default 2e13 B at 340 GB/s ≈ 58.8 s.
+        Checkpoint write time T_s (2e13 B at 340 GB/s ≈ 58.8 s).
     step_s : float or None
-        Failure-free step time (compute per stack + T_a) in seconds; None: 64 s + T_a.
+        Failure-free step time (compute per stack + T_a); None: 64 s + T_a.
     allreduce_s : float or None
-        All-reduce time T_a in seconds, in [0, step_s); None: from ``allreduce``.
-    allreduce : {'preset', 'ring', 'rabenseifner', 'tree'}
-        How T_a is derived when ``allreduce_s`` is None: 'preset' is the 600k-H100 preset's
-        N/100 s (2 / 6 / 10 s at N = 200 / 600 / 1000; meaningless far from 600k GPUs); the
-        others are the α–β all-reduce models of :func:`~spare_lib.cluster.allreduce_time_s`
-        among N groups of ``model_bytes`` / M bytes per GPU (the ring gives 1.993 / 5.999 /
-        10.005 s at the paper's N; docs/scale.md).
-    model_bytes : float
-        Gradient bytes all-reduced per step (> 0; the paper's 2e13, 10T parameters in FP16).
-    weibull_shape : float
-        Weibull shape k (> 0; the paper's 0.78); used by the simulation only.
-    failure_dist : {'weibull', 'exponential'}
-        Per-group failure law of the simulation (same mean either way).
+        All-reduce time T_a, in [0, step_s); None: from ``allreduce``.
+    allreduce : {'ring', 'rabenseifner', 'tree', 'preset'}
+        How T_a is derived when ``allreduce_s`` is None: the α–β all-reduce models of
+        :func:`~spare_lib.cluster.allreduce_time_s` among N groups of ``model_bytes`` / M bytes
+        per GPU (the ring gives 1.993 / 5.999 / 10.005 s at the paper's N; docs/scale.md), or
+        'preset', the 600k-H100 preset's N/100 s (2 / 6 / 10 s at N = 200 / 600 / 1000;
+        meaningless far from 600k GPUs).
+    model_bytes, allreduce_bw_bytes_s, allreduce_latency_s : float
+        Gradient bytes all-reduced per step, the all-reduce bandwidth per GPU and latency.
+    weibull_shape, failure_dist :
+        The per-group failure law of the simulation (same mean either way).
     domain_size, domain_fault_share :
         Failure domains of D groups and the share q of failure events that kill a whole domain
         (:class:`ClusterSpec`); defaults 1 and 0: independent failures.
+    **run :
+        Run knobs of :data:`RUN_KNOBS` (``stall_s``, ``rejoin_s``, ...); None values are left at
+        the registry's default.
 
     Examples
     --------
-    >>> s = cluster_spec(600_000, 3000, system_mtbf_min=5, step_s=66)
+    >>> s = cluster_spec(600_000, 3000, system_mtbf_s=300, step_s=66, allreduce="preset")
     >>> s.N, s.allreduce_s, s.compute_per_stack_s
     (200, 2.0, 64.0)
-    >>> b = cluster_spec(1_000_000, 128, gpu_mtbf_hours=50_000, allreduce="ring")
+    >>> b = cluster_spec(1_000_000, 128)
     >>> b.N, b.idle_gpus, round(b.system_mtbf_s), round(b.allreduce_s, 1)
     (7812, 64, 180, 47.0)
     """
-    gpus = check_int("gpus", gpus, lo=2)
+    gpus = KNOBS["gpus"].check(gpus)
     gpg = _check_group_size(gpus, gpus_per_group)
     N = gpus // gpg
-    if system_mtbf_min is not None and gpu_mtbf_hours is not None:
-        raise ValueError("give system_mtbf_min or gpu_mtbf_hours, not both")
-    if gpu_mtbf_hours is not None:
-        m = check_positive("gpu_mtbf_hours", gpu_mtbf_hours) * 3600.0 / (N * gpg)
+    if system_mtbf_s is not None and gpu_mtbf_s is not None:
+        raise ValueError("give system_mtbf_s or gpu_mtbf_s, not both")
+    if system_mtbf_s is not None:
+        m = KNOBS["system_mtbf_s"].check(system_mtbf_s)
     else:
-        m = 60.0 * check_positive("system_mtbf_min",
-                                  5.0 if system_mtbf_min is None else system_mtbf_min)
-    if allreduce not in ALLREDUCE_CHOICES:
-        raise ValueError(f"allreduce must be one of {ALLREDUCE_CHOICES}, got {allreduce!r}")
-    model_bytes = check_positive("model_bytes", model_bytes)
+        g = KNOBS["gpu_mtbf_s"].check(KNOBS["gpu_mtbf_s"].default if gpu_mtbf_s is None
+                                      else gpu_mtbf_s)
+        m = g / (N * gpg)
+        if not KNOBS["system_mtbf_s"].lo <= m <= KNOBS["system_mtbf_s"].hi:
+            raise ValueError(f"gpu_mtbf_s gives a system MTBF m = gpu_mtbf_s / {N * gpg} working "
+                             f"GPUs = {m:.3g} s, outside {KNOBS['system_mtbf_s'].range_text()} s; "
+                             f"got gpu_mtbf_s = {g:g}")
+    allreduce = KNOBS["allreduce"].check(allreduce)
+    model_bytes = KNOBS["model_bytes"].check(model_bytes)
     if allreduce_s is not None:
-        ta = check_positive("allreduce_s", allreduce_s, allow_zero=True)
+        ta = KNOBS["allreduce_s"].check(allreduce_s)
     elif allreduce == "preset":
         ta = allreduce_600k_s(N)
     else:
-        ta = allreduce_time_s(N, model_bytes / gpg, allreduce)
+        ta = allreduce_time_s(N, model_bytes / gpg, allreduce,
+                              bw_bytes_s=KNOBS["allreduce_bw_bytes_s"].check(allreduce_bw_bytes_s),
+                              latency_s=KNOBS["allreduce_latency_s"].check(allreduce_latency_s))
     if step_s is None:
-        step_s = 64.0 + ta
-    step_s = check_positive("step_s", step_s)
+        step_s = KNOBS["compute_per_stack_s"].default + ta
+    step_s = KNOBS["step_s"].check(step_s)
     if allreduce_s is None and ta >= step_s:
         what = "N/100" if allreduce == "preset" else f"the {allreduce} all-reduce model"
         raise ValueError(f"step_s must exceed the default all-reduce time T_a = {what} = {ta:g} s; "
                          f"got {step_s:g} (give allreduce_s explicitly)")
     return ClusterSpec(gpus=gpus, gpus_per_group=gpg, system_mtbf_s=m,
-                       restart_s=60.0 * check_positive("restart_min", restart_min, allow_zero=True),
-                       checkpoint_s=check_positive("checkpoint_s", checkpoint_s), step_s=step_s,
-                       allreduce_s=ta, weibull_shape=check_positive("weibull_shape", weibull_shape),
+                       restart_s=KNOBS["restart_s"].check(restart_s),
+                       checkpoint_s=KNOBS["checkpoint_s"].check(checkpoint_s), step_s=step_s,
+                       allreduce_s=ta, weibull_shape=KNOBS["weibull_shape"].check(weibull_shape),
                        failure_dist=failure_dist, domain_size=domain_size,
-                       domain_fault_share=domain_fault_share)
+                       domain_fault_share=domain_fault_share,
+                       run=tuple((k, v) for k, v in run.items() if v is not None))
 
 
 @dataclass(frozen=True)
@@ -670,7 +708,7 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
 
     Examples
     --------
-    >>> p = plan(cluster_spec(600_000, 3000, system_mtbf_min=5, step_s=66))
+    >>> p = plan(cluster_spec(600_000, 3000, system_mtbf_s=300, step_s=66, allreduce="preset"))
     >>> p.spare.r, plan(p.cluster, model="paper").spare.r, p.r_star_log2
     (7, 8, 8)
     """

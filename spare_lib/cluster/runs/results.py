@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from spare_lib.cluster.config import ClusterConfig
-from spare_lib.cluster.simulate import SimResult
+from spare_lib.cluster.runs.simulate import SimResult
 
 
 def theory_lines(N: int, r_values: Sequence[int], config: ClusterConfig) -> dict[str, np.ndarray]:

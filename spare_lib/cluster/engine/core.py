@@ -35,7 +35,7 @@ as uptime. T0 = steps·(64 s + T_a).
 
 What differs between methods (the compute phase of a group, what a noticed failure does, how a
 failed attempt is resolved, the reset at a restart) is asked of the method's hooks through
-:mod:`spare_lib.cluster.methods.dispatch`; this loop is the same for every method. SPARe's
+:mod:`spare_lib.cluster.engine.methods.dispatch`; this loop is the same for every method. SPARe's
 controller is :func:`spare_lib.rectlr.rectlr_kernel` (numba), called from SPARe's ``resolve``.
 
 Failure clocks (``dist``): 0 Weibull and 1 exponential drawn from the run's generator; 2 a
@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spare_lib.cluster.barrier import (
+from spare_lib.cluster.engine.barrier import (
     _direct_units,
     barrier_step_idx,
     barrier_step_patch,
@@ -58,8 +58,8 @@ from spare_lib.cluster.barrier import (
     index_build,
     index_rejoin,
 )
-from spare_lib.cluster.methods import dispatch as hooks
-from spare_lib.cluster.methods._common import COMMIT_FIXED, COMPUTE_MULT, DEPTH, RETRY, WIPEOUT
+from spare_lib.cluster.engine.methods import dispatch as hooks
+from spare_lib.cluster.engine.methods._common import COMMIT_FIXED, COMPUTE_MULT, DEPTH, RETRY, WIPEOUT
 
 # Slots of the float / int result arrays of the core.
 (_F_TOTAL, _F_RESTART, _F_STALL, _F_SUM_S, _F_PATCH, _F_CKPT_TIME, _F_SAMPLES,
@@ -80,7 +80,7 @@ _N_PF = 16
 MAX_RESTART_RECORDS = 100_000
 
 #: Barrier modes of the core: every live group's every unit drawn (DIRECT), or the slowest
-#: group's time drawn directly (SAMPLED, :mod:`spare_lib.cluster.barrier`).
+#: group's time drawn directly (SAMPLED, :mod:`spare_lib.cluster.engine.barrier`).
 DIRECT, SAMPLED = 1, 0
 
 #: Failure-clock codes (``dist``) of the core.
@@ -321,7 +321,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
             mult = flts[COMPUTE_MULT]
             delay = hooks.delay(code, retry, fetch_s, ms)
             if barrier_mode == SAMPLED:
-                # event-driven barrier (spare_lib.cluster.barrier): the slowest group's time is
+                # event-driven barrier (spare_lib.cluster.engine.barrier): the slowest group's time is
                 # drawn directly; only groups whose clocks fire inside the step are drawn one by
                 # one. Exact in distribution; the noticed failures come back in notice order.
                 # Live groups come from the index sorted by next failure time; a retry's patch

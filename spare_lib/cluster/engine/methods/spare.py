@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spare_lib.cluster.methods._common import (
+from spare_lib.cluster.engine.methods._common import (
     COMMIT_FIXED,
     DEPTH,
     EXACT_PATCH,
