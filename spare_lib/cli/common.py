@@ -155,7 +155,9 @@ def spec_from_args(args: argparse.Namespace) -> Any:
         if n < 2 or v["gpus"] % n:
             raise CliError(f"--N must be >= 2 and divide --gpus = {v['gpus']}, got {n}")
         v["gpus_per_group"] = v["gpus"] // n
-    if not knob_given(args, "system_mtbf_s"):
+    if knob_given(args, "system_mtbf_s"):
+        v["gpu_mtbf_s"] = None  # m is given: no per-GPU MTBF
+    else:
         v["system_mtbf_s"] = None  # derived from the per-GPU MTBF
     if not knob_given(args, "allreduce_s"):
         v["allreduce_s"] = None  # derived from --allreduce
