@@ -82,6 +82,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     r = (8 if args.r is None else args.r) if spec_m.redundancy else 1
     ckpt = "none" if args.no_checkpoint else (args.ckpt_steps if args.ckpt_steps is not None else "paper")
     steps = knob_value(args, "steps")
+    if args.ckpt_steps is not None and args.ckpt_steps > steps:
+        raise CliError(f"--ckpt-steps must be in [1, --steps = {steps}] (a longer interval only "
+                       f"writes the final checkpoint; --no-checkpoint writes none), got "
+                       f"{args.ckpt_steps}")
     try:
         spec = spec_from_args(args)
         cfg = spec.cluster_config(steps=steps, **run_overrides(args))

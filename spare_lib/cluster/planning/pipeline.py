@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from spare_lib._util.memory import check_memory
 from spare_lib.cluster.planning.candidates import (
     AUTO_STEPS_MAX,
     checkpoint_candidates,
@@ -34,6 +35,7 @@ from spare_lib.cluster.planning.candidates import (
 from spare_lib.cluster.planning.evaluation import run_stage, trial_seed
 from spare_lib.cluster.planning.fast import ClusterSpec
 from spare_lib.cluster.planning.models import FastModel, fast_model
+from spare_lib.cluster.planning.printing import SCHEMA, plan_json
 from spare_lib.cluster.planning.request import PlanRequest
 from spare_lib.cluster.planning.results import (
     SimulatedChoice,
@@ -42,10 +44,8 @@ from spare_lib.cluster.planning.results import (
     choose_checkpoint,
 )
 from spare_lib.cluster.planning.verdict import Contender, Verdict, loss_against, verdict
+from spare_lib.cluster.runs.simulate import run_bytes
 from spare_lib.registry.methods import method as method_spec
-
-#: Version of the JSON of every ``spare plan --json`` (``docs/plan.schema.json``).
-SCHEMA = "spare-plan/1"
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,6 @@ class PlanResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The plan as strict-JSON-ready data (``docs/plan.schema.json``)."""
-        from spare_lib.cluster.planning.printing import plan_json
-
         return plan_json(self)
 
 
@@ -226,6 +224,9 @@ def run_plan(req: PlanRequest) -> PlanResult:
         src = _trace_horizon(req, fast, cands, src, steps)
         if req.trace.checkpoint_rule == "paper":
             fast = _paper_checkpoints(fast, req, cands)
+    r_top = max((r for rs in cands.values() for r in rs), default=1)
+    check_memory(f"simulating N = {req.N} groups at r = {r_top} on {req.workers or 2} workers",
+                 run_bytes(req.N, r_top) * (req.workers or 2))
     seeds = [trial_seed(req.spec, t, req.seed) for t in range(req.trials)]
     stage1 = run_stage(req, fast, [(n, r, fast.point(n, r).checkpoint_steps)
                                    for n in req.methods for r in cands[n]], 1, steps, seeds, src)
