@@ -130,12 +130,23 @@ RUN_KNOBS = ("stall_s", "rejoin_s", "rejoin_stall_s", "microbatches", "fetch_s",
              "allreduce_fail_factor")
 
 
+#: Largest N the planner takes: its fast models cost O(N) per r (about a minute and 1.4 GB at
+#: N = 10⁶ on this project's 2-core machines, 3.5 min and 11 GB at 10⁷).
+MAX_PLAN_N = 1_000_000
+
+
 def _check_group_size(gpus: int, gpus_per_group: Any) -> int:
-    """``gpus_per_group`` as an int in [1, gpus/2]: at least N = 2 groups must fit."""
+    """``gpus_per_group`` as an int in [gpus / MAX_PLAN_N, gpus/2]: at least N = 2 groups must
+    fit, and at most :data:`MAX_PLAN_N`."""
     gpg = check_int("gpus_per_group", gpus_per_group, lo=1)
     if gpg > gpus // 2:
         raise ValueError(f"gpus_per_group must be in [1, {gpus // 2}] (at least N = 2 groups of "
                          f"gpus_per_group GPUs in gpus = {gpus}), got {gpg}")
+    if gpus // gpg > MAX_PLAN_N:
+        lo = -(-gpus // MAX_PLAN_N)
+        raise ValueError(f"gpus_per_group must be at least {lo} for gpus = {gpus} (the planner "
+                         f"takes N = gpus / gpus_per_group <= {MAX_PLAN_N:,} groups; its fast "
+                         f"models cost O(N) per r), got {gpg}, N = {gpus // gpg:,}")
     return gpg
 
 
