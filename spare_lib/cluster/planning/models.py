@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from spare_lib.cluster.config import analytic_checkpoint_interval
-from spare_lib.cluster.planning.fast import ClosedFormPoint, ClusterSpec, Plan, plan
+from spare_lib.cluster.planning.fast import ClosedFormPoint, Plan, plan
+from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.registry.methods import method
 
 #: SPARe+repair: smallest r whose closed-form J is within this share of the minimum over r.

@@ -33,7 +33,6 @@ from spare_lib.cluster.planning.candidates import (
     skipped_notes,
 )
 from spare_lib.cluster.planning.evaluation import run_stage, trial_seed
-from spare_lib.cluster.planning.fast import ClusterSpec
 from spare_lib.cluster.planning.models import FastModel, fast_model
 from spare_lib.cluster.planning.printing import SCHEMA, plan_json
 from spare_lib.cluster.planning.request import PlanRequest
@@ -43,6 +42,7 @@ from spare_lib.cluster.planning.results import (
     choose,
     choose_checkpoint,
 )
+from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.cluster.planning.verdict import Contender, Verdict, loss_against, verdict
 from spare_lib.cluster.runs.simulate import run_bytes
 from spare_lib.registry.methods import method as method_spec

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from spare_lib.cluster.planning.fast import ClusterSpec
+from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.registry.knobs import KNOBS
 from spare_lib.registry.methods import PAPER_METHODS, check_methods, method
 

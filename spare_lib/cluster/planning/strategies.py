@@ -26,8 +26,8 @@ import numpy as np
 
 from spare_lib._util.validate import check_int, check_positive
 from spare_lib.cluster.config import ClusterConfig
-from spare_lib.cluster.planning.fast import RUN_KNOBS, ClusterSpec
 from spare_lib.cluster.planning.models import fast_model
+from spare_lib.cluster.planning.spec import RUN_KNOBS, ClusterSpec
 from spare_lib.registry.methods import METHODS, check_methods
 from spare_lib.registry.methods import method as method_spec
 
