@@ -396,6 +396,11 @@ def register(*new: Knob) -> None:
         KNOBS[k.name] = k
 
 
+def knob_default_text(k: Knob) -> str:
+    """The default as people read it: '600000', '0.05', '1.8e8', 'derived', 'ring'."""
+    return _fmt_default(k)
+
+
 def _fmt_default(k: Knob) -> str:
     d = k.default
     if d is None:
@@ -419,4 +424,4 @@ def knobs_markdown() -> str:
 
 
 __all__ = ["ALL", "GROUPS", "KINDS", "KNOBS", "Alias", "Knob", "check_knob", "knob",
-           "knobs_markdown", "register"]
+           "knob_default_text", "knobs_markdown", "register"]
