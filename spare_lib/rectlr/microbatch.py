@@ -349,6 +349,36 @@ def max_flow_search(stacks, alive, L, hold_g, tpos, hcnt, y, nv, st, iw, ew):
 
 
 @njit(cache=True)
+def max_flow_at(stacks, alive, b, L):
+    """Max flow of the feasibility network at a fixed capacity L (Dinic from an empty flow).
+
+    Source → type (b), type → live holder (unbounded), holder → sink (L). L is feasible iff
+    the value is N·b. Returns (value, y) with y (N, r) the flow. The tests' NetworkX oracle
+    checks this kernel.
+    """
+    N, r = stacks.shape
+    hold_g, tpos, hcnt, y, nv, seen, st, iw, ew = microbatch_workspace(stacks)
+    _count_live(alive, hold_g, hcnt, nv, seen, st)
+    st[ST_B] = b
+    for t in range(N):
+        nv[NV_NEED, t] = b
+        nv[NV_DEM, t] = b
+        iw[IW_FREE, t] = t
+    st[ST_NFREE] = N
+    while _compact_free(st, iw, nv) > 0:
+        found, nt, ng, nsrc = _bfs(stacks, alive, L, hold_g, hcnt, y, nv, st, iw)
+        if found >= 0:
+            _blocking_flow(stacks, alive, L, found, nsrc, hold_g, tpos, hcnt, y, nv, st, iw, ew)
+        _reset_levels(nt, ng, iw)
+        if found < 0:
+            break
+    value = 0
+    for t in range(N):
+        value += b - nv[NV_DEM, t]
+    return value, y
+
+
+@njit(cache=True)
 def trim_to(L, stacks, y, nv, st, iw, ew):
     """Hand every holder's micro-batches beyond L back to their types (deepest positions first)."""
     N, r = stacks.shape
