@@ -239,3 +239,35 @@ def write_validation_csv(df, path: str | Path) -> Path:  # noqa: ANN001 - a pand
     p.parent.mkdir(parents=True, exist_ok=True)
     df.to_csv(p, index=False, float_format="%.6g")
     return p
+
+
+def chain_reach_table(layouts: Sequence[tuple[str, Layout]], bs: Sequence[int], *,
+                      n_trials: int = 2000, seed: SeedLike = 2026):
+    """Where chains of holders stop reaching the global bound, measured (a pandas DataFrame).
+
+    For every (layout, b): μ, the fraction of states and of cycles with L*(k) > g_b(k), the
+    median first such k, and the first k at which P(L*(k) > g_b(k) | no wipe-out) reaches 1 %,
+    10 % and 50 % (nan if never, among the k still reached by at least 50 sequences), also as
+    a fraction of μ. One stream per layout, shared by every b.
+    """
+    import pandas as pd
+
+    root = as_seed_sequence(seed)
+    rows = []
+    for name, lay in layouts:
+        state = root.spawn(1)[0].generate_state(4)
+        for b in bs:
+            mc = makespan_mc(lay, int(b), n_trials, seed=np.random.SeedSequence(state))
+            p = mc.p_gt_by_k()
+            ok = mc.n_by_k >= 50
+            row = dict(layout=name, N=lay.N, r=lay.r, b=int(b), mu_mc=float(mc.K.mean()),
+                       frac_states_gt=mc.frac_states_gt, frac_sequences_gt=mc.frac_sequences_gt)
+            firsts = mc.first_gt[mc.first_gt >= 0]
+            row["median_first_gt"] = float(np.median(firsts)) if firsts.size else float("nan")
+            for q in (0.01, 0.1, 0.5):
+                hit = np.flatnonzero(ok & (p >= q))
+                k = float(hit[0]) if hit.size else float("nan")
+                row[f"k_p{int(q * 100)}"] = k
+                row[f"k_p{int(q * 100)}_over_mu"] = k / row["mu_mc"]
+            rows.append(row)
+    return pd.DataFrame(rows)
