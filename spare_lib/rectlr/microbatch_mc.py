@@ -271,3 +271,118 @@ def chain_reach_table(layouts: Sequence[tuple[str, Layout]], bs: Sequence[int], 
                 row[f"k_p{int(q * 100)}_over_mu"] = k / row["mu_mc"]
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: Files written by :func:`write_microbatch_results` (under ``data/results/``).
+RESULT_FILES = {"ruler": "microbatch_sbar_ruler.csv", "layouts": "microbatch_sbar_layouts.csv",
+                "chains": "microbatch_chains.csv"}
+#: Failure-domain size of the domain-aware layouts in these tables.
+DOMAIN_SIZE = 10
+
+
+def _layout_maker(kind: str) -> Callable[[int, int, str], Layout]:
+    from spare_lib.stacking import domain_aware_layout, make_layout
+
+    if kind == "domain-aware":
+        return lambda n, r, _k: domain_aware_layout(n, r, DOMAIN_SIZE)
+    return lambda n, r, k: make_layout(n, r, k)
+
+
+def write_microbatch_results(out_dir: str | Path, theory: Callable[..., float],
+                             global_bound_fn: Callable[..., float], *, n_trials: int = 2000,
+                             seed: int = 2026, layout_grid: tuple = ((200, 600), (4, 8)),
+                             chain_cases: tuple = ((200, 4), (600, 8))) -> dict[str, Path]:
+    """Run every table of issue 25 once and write the CSVs of :data:`RESULT_FILES`.
+
+    ``theory(N, r, b, layout)`` and ``global_bound_fn(N, r, b, layout)`` are
+    :func:`spare_lib.theory.microbatch.sbar_b_theory` and ``sbar_b_global`` (passed in: this
+    package does not import ``theory``). The ruler table is the acceptance grid
+    (:data:`GRID_N` × :data:`GRID_R` × :data:`GRID_B`); the layout table repeats it for the
+    consecutive and domain-aware (D = :data:`DOMAIN_SIZE`) layouts on ``layout_grid`` (N, r);
+    the chain table measures where L* leaves the global bound (:func:`chain_reach_table`).
+    Full size: about an hour on one shared core.
+    """
+    out = Path(out_dir)
+    paths = {}
+    df = microbatch_validation_grid(theory, n_trials=n_trials, seed=seed)
+    df["sbar_global"] = [global_bound_fn(int(n), int(r), int(b), "ruler")
+                         for n, r, b in zip(df.N, df.r, df.b, strict=True)]
+    paths["ruler"] = write_validation_csv(df, out / RESULT_FILES["ruler"])
+    parts = []
+    for kind in ("consecutive", "domain-aware"):
+        mk = _layout_maker(kind)
+
+        def th(n: int, r: int, b: int, _k: str, mk=mk) -> float:  # noqa: ANN001
+            return theory(n, r, b, mk(n, r, ""))
+
+        part = microbatch_validation_grid(th, Ns=layout_grid[0], rs=layout_grid[1], kind=kind,
+                                          n_trials=n_trials, seed=seed, make_layout=mk)
+        part["sbar_global"] = [global_bound_fn(int(n), int(r), int(b), mk(int(n), int(r), ""))
+                               for n, r, b in zip(part.N, part.r, part.b, strict=True)]
+        parts.append(part)
+    import pandas as pd
+
+    paths["layouts"] = write_validation_csv(pd.concat(parts, ignore_index=True),
+                                            out / RESULT_FILES["layouts"])
+    cases = []
+    for N, r in chain_cases:
+        for kind in ("ruler", "consecutive", "domain-aware"):
+            cases.append((kind, _layout_maker(kind)(N, r, kind)))
+    ch = chain_reach_table(cases, GRID_B, n_trials=n_trials, seed=seed)
+    paths["chains"] = write_validation_csv(ch, out / RESULT_FILES["chains"])
+    return paths
+
+
+def sbar_table_markdown(df) -> str:  # noqa: ANN001 - a pandas DataFrame
+    """The S̄_b table of ``docs/microbatch.md`` from a validation CSV (4 decimals)."""
+    lines = ["| N | r | b | S̄_b theory | S̄_b MC (± s.e.) | theory/MC − 1 | global bound | "
+             "states with L* > g_b |", "|---|---|---|---|---|---|---|---|"]
+    for row in df.itertuples(index=False):
+        lines.append(f"| {row.N} | {row.r} | {row.b} | {row.sbar_theory:.4f} | "
+                     f"{row.sbar_mc:.4f} ± {row.sbar_mc_se:.4f} | {row.rel_err:+.4f} | "
+                     f"{row.sbar_global:.4f} | {row.frac_states_gt:.4f} |")
+    return "\n".join(lines)
+
+
+def layouts_table_markdown(df) -> str:  # noqa: ANN001 - a pandas DataFrame
+    """The consecutive / domain-aware S̄_b table of ``docs/microbatch.md``."""
+    lines = ["| layout | N | r | b | S̄_b theory | S̄_b MC (± s.e.) | theory/MC − 1 | global bound |",
+             "|---|---|---|---|---|---|---|---|"]
+    for row in df.itertuples(index=False):
+        lines.append(f"| {row.layout} | {row.N} | {row.r} | {row.b} | {row.sbar_theory:.4f} | "
+                     f"{row.sbar_mc:.4f} ± {row.sbar_mc_se:.4f} | {row.rel_err:+.4f} | "
+                     f"{row.sbar_global:.4f} |")
+    return "\n".join(lines)
+
+
+def chains_table_markdown(df) -> str:  # noqa: ANN001 - a pandas DataFrame
+    """The chain-reach table of ``docs/microbatch.md`` (k where P(L* > g_b) reaches 1/10/50 %)."""
+    def k(v: float) -> str:
+        return "never" if np.isnan(v) else f"{v:.0f}"
+
+    lines = ["| layout | N | r | b | μ (MC) | cycles leaving g_b | k at 1 % | k at 10 % | k at 50 % |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for row in df.itertuples(index=False):
+        lines.append(f"| {row.layout} | {row.N} | {row.r} | {row.b} | {row.mu_mc:.1f} | "
+                     f"{row.frac_sequences_gt:.3f} | {k(row.k_p1)} | {k(row.k_p10)} | "
+                     f"{k(row.k_p50)} |")
+    return "\n".join(lines)
+
+
+DOC_BLOCKS = {"microbatch-sbar-ruler": ("ruler", sbar_table_markdown),
+              "microbatch-sbar-layouts": ("layouts", layouts_table_markdown),
+              "microbatch-chains": ("chains", chains_table_markdown)}
+
+
+def render_doc_tables(doc_text: str, results_dir: str | Path) -> str:
+    """``doc_text`` with every ``<!-- NAME:start -->…<!-- NAME:end -->`` block of
+    :data:`DOC_BLOCKS` replaced by the table rendered from its CSV in ``results_dir``."""
+    import re
+
+    import pandas as pd
+
+    for name, (key, render) in DOC_BLOCKS.items():
+        table = render(pd.read_csv(Path(results_dir) / RESULT_FILES[key]))
+        pat = re.compile(rf"(<!-- {name}:start -->\n).*?(<!-- {name}:end -->)", re.S)
+        doc_text = pat.sub(lambda m, t=table: m.group(1) + t + "\n" + m.group(2), doc_text)
+    return doc_text

@@ -62,7 +62,12 @@ from scipy.stats import binom
 
 from spare_lib._util.validate import check_int, check_probability
 from spare_lib.stacking.layout import GOLOMB_RULERS, Layout
-from spare_lib.theory.finite import _survival_consecutive, bethe_log_survival, survival_finite
+from spare_lib.theory.finite import (
+    _saddle_survival,
+    _survival_consecutive,
+    bethe_log_survival,
+    survival_finite,
+)
 
 LayoutLike = str | Layout
 
@@ -279,10 +284,11 @@ def sbar_b_global(N: int, r: int, b: int, layout: LayoutLike = "ruler") -> float
     N = check_int("N", N, lo=2)
     r = check_int("r", r, lo=1, hi=N)
     b = check_int("b", b, lo=1)
-    if isinstance(layout, Layout) and layout.offsets != tuple(range(r)) and not layout.independent:
-        surv = np.exp(N * bethe_log_survival(np.arange(N) / N, r))  # pragma: no cover
-    elif layout == "consecutive" or (isinstance(layout, Layout) and layout.offsets == tuple(range(r))):
+    method, _ = _method(N, r, layout)
+    if method == "consecutive":
         surv = np.asarray(_survival_consecutive(N, r))[:N]
+    elif isinstance(layout, Layout):  # any linear-hypergraph layout (e.g. Sidon mod N): Bethe
+        surv = _saddle_survival(N, r, lambda x: bethe_log_survival(x, r))[:N]
     else:
         surv = survival_finite(N, r, layout)[:N]
     k = np.arange(N)
