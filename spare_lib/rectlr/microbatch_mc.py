@@ -288,48 +288,67 @@ def _layout_maker(kind: str) -> Callable[[int, int, str], Layout]:
     return lambda n, r, k: make_layout(n, r, k)
 
 
+def _with_theory(df, theory: Callable[..., float], global_bound_fn: Callable[..., float]):  # noqa: ANN001, ANN202
+    """Fill (or refill) the theory columns of a validation table from its MC columns."""
+    th, gl = [], []
+    for n, r, b, kind in zip(df.N, df.r, df.b, df.layout, strict=True):
+        lay = _layout_maker(kind)(int(n), int(r), kind)
+        th.append(float(theory(int(n), int(r), int(b), lay)))
+        gl.append(float(global_bound_fn(int(n), int(r), int(b), lay)))
+    df = df.copy()
+    df["sbar_theory"] = th
+    df["rel_err"] = df.sbar_theory / df.sbar_mc - 1.0
+    df["sbar_global"] = gl
+    return df
+
+
+def _no_theory(N: int, r: int, b: int, kind: str) -> float:
+    return float("nan")
+
+
+def refresh_theory_columns(path: str | Path, theory: Callable[..., float],
+                           global_bound_fn: Callable[..., float]) -> Path:
+    """Recompute the theory columns of a written validation CSV, keeping its Monte Carlo."""
+    import pandas as pd
+
+    return write_validation_csv(_with_theory(pd.read_csv(path), theory, global_bound_fn), path)
+
+
 def write_microbatch_results(out_dir: str | Path, theory: Callable[..., float],
                              global_bound_fn: Callable[..., float], *, n_trials: int = 2000,
-                             seed: int = 2026, layout_grid: tuple = ((200, 600), (4, 8)),
+                             seed: int = 2026, tables: Sequence[str] = ("ruler", "layouts", "chains"),
+                             layout_grid: tuple = ((200, 600), (4, 8)),
                              chain_cases: tuple = ((200, 4), (600, 8))) -> dict[str, Path]:
-    """Run every table of issue 25 once and write the CSVs of :data:`RESULT_FILES`.
+    """Run the tables of issue 25 once and write the CSVs of :data:`RESULT_FILES`.
 
     ``theory(N, r, b, layout)`` and ``global_bound_fn(N, r, b, layout)`` are
     :func:`spare_lib.theory.microbatch.sbar_b_theory` and ``sbar_b_global`` (passed in: this
-    package does not import ``theory``). The ruler table is the acceptance grid
-    (:data:`GRID_N` × :data:`GRID_R` × :data:`GRID_B`); the layout table repeats it for the
-    consecutive and domain-aware (D = :data:`DOMAIN_SIZE`) layouts on ``layout_grid`` (N, r);
-    the chain table measures where L* leaves the global bound (:func:`chain_reach_table`).
-    Full size: about an hour on one shared core.
+    package does not import ``theory``; they receive a :class:`Layout`). The ruler table is the
+    acceptance grid (:data:`GRID_N` × :data:`GRID_R` × :data:`GRID_B`); the layout table
+    repeats it for the consecutive and domain-aware (D = :data:`DOMAIN_SIZE`) layouts on
+    ``layout_grid`` (N, r); the chain table measures where L* leaves the global bound
+    (:func:`chain_reach_table`). Full size: about an hour on one shared core.
     """
-    out = Path(out_dir)
-    paths = {}
-    df = microbatch_validation_grid(theory, n_trials=n_trials, seed=seed)
-    df["sbar_global"] = [global_bound_fn(int(n), int(r), int(b), "ruler")
-                         for n, r, b in zip(df.N, df.r, df.b, strict=True)]
-    paths["ruler"] = write_validation_csv(df, out / RESULT_FILES["ruler"])
-    parts = []
-    for kind in ("consecutive", "domain-aware"):
-        mk = _layout_maker(kind)
-
-        def th(n: int, r: int, b: int, _k: str, mk=mk) -> float:  # noqa: ANN001
-            return theory(n, r, b, mk(n, r, ""))
-
-        part = microbatch_validation_grid(th, Ns=layout_grid[0], rs=layout_grid[1], kind=kind,
-                                          n_trials=n_trials, seed=seed, make_layout=mk)
-        part["sbar_global"] = [global_bound_fn(int(n), int(r), int(b), mk(int(n), int(r), ""))
-                               for n, r, b in zip(part.N, part.r, part.b, strict=True)]
-        parts.append(part)
     import pandas as pd
 
-    paths["layouts"] = write_validation_csv(pd.concat(parts, ignore_index=True),
-                                            out / RESULT_FILES["layouts"])
-    cases = []
-    for N, r in chain_cases:
-        for kind in ("ruler", "consecutive", "domain-aware"):
-            cases.append((kind, _layout_maker(kind)(N, r, kind)))
-    ch = chain_reach_table(cases, GRID_B, n_trials=n_trials, seed=seed)
-    paths["chains"] = write_validation_csv(ch, out / RESULT_FILES["chains"])
+    out = Path(out_dir)
+    paths = {}
+    if "ruler" in tables:
+        df = microbatch_validation_grid(_no_theory, n_trials=n_trials, seed=seed)
+        paths["ruler"] = write_validation_csv(_with_theory(df, theory, global_bound_fn),
+                                              out / RESULT_FILES["ruler"])
+    if "layouts" in tables:
+        parts = [microbatch_validation_grid(_no_theory, Ns=layout_grid[0], rs=layout_grid[1],
+                                            kind=kind, n_trials=n_trials, seed=seed,
+                                            make_layout=_layout_maker(kind))
+                 for kind in ("consecutive", "domain-aware")]
+        df = _with_theory(pd.concat(parts, ignore_index=True), theory, global_bound_fn)
+        paths["layouts"] = write_validation_csv(df, out / RESULT_FILES["layouts"])
+    if "chains" in tables:
+        cases = [(kind, _layout_maker(kind)(N, r, kind)) for N, r in chain_cases
+                 for kind in ("ruler", "consecutive", "domain-aware")]
+        ch = chain_reach_table(cases, GRID_B, n_trials=n_trials, seed=seed)
+        paths["chains"] = write_validation_csv(ch, out / RESULT_FILES["chains"])
     return paths
 
 

@@ -47,11 +47,13 @@ S̄_b = E[Σ_{k<K} L*(k)] / (b·E[K]). The Poissonisation identity (N + 1)∫_0^
     E_x[L*·1{nw}] = Σ_{ℓ≥0} (P_x(nw) − P_x(L* ≤ ℓ)).
 
 :func:`sbar_b_theory` evaluates (4) with L* replaced by ⌈b·ρ_arc⌉ (composite Gauss–Legendre in
-x): exact for the consecutive layout; for the others P_x(L* ≤ ℓ) is taken as
-P_x(nw)·P_x(ρ_arc ≤ ℓ/b)/P_x(ρ_arc < ∞) with the Bethe P_x(nw) of
-:func:`spare_lib.theory.finite.bethe_log_survival` (the arc event and the wipe-out treated as
-independent), a lower bound up to that approximation. :func:`sbar_b_global` is the global bound
-alone, Σ_k P0(k)·g_b(k) / (b Σ_k P0(k)) with the finite-N law of K.
+x): exact for the consecutive layout. For the others the global bound and the wipe-out are
+joined exactly through the number of deaths k (binomial given x) and the finite-N P0(k)
+(:func:`spare_lib.theory.finite.survival_finite`, Bethe), and only the arc condition beyond the
+global bound, P_x(ρ_arc ≤ ℓ/b | global) / P_x(no run of more than c dead), is treated as
+independent of the wipe-out: an approximation of a lower bound, whose gap to the Monte Carlo
+is measured (``docs/microbatch.md``). Without arcs it reduces to :func:`sbar_b_global`, the
+global bound alone, Σ_k P0(k)·g_b(k) / (b Σ_k P0(k)) with the finite-N law of K.
 """
 
 from __future__ import annotations
@@ -175,12 +177,6 @@ def arc_valid_prob(N: int, x: float, b: int, ell: int, c: int) -> float:
     return float(_arc_valid_kernel(N, x, b, ell - b, B, a, np.empty(B + 1), np.empty(B + 1)))
 
 
-def _p_no_wipe(N: int, r: int, x: float, method: str) -> float:
-    if method == "consecutive":
-        return float("nan")  # from the arc kernel itself
-    return float(np.exp(N * bethe_log_survival(x, r)))
-
-
 def _method(N: int, r: int, layout: LayoutLike) -> tuple[str, int]:
     c = arc_boundary(N, r, layout)
     if isinstance(layout, Layout):
@@ -188,13 +184,30 @@ def _method(N: int, r: int, layout: LayoutLike) -> tuple[str, int]:
     return ("consecutive" if layout == "consecutive" or r <= 2 else "bethe"), c
 
 
+def survival_k(N: int, r: int, layout: LayoutLike = "ruler") -> np.ndarray:
+    """P0(k), k = 0..N−1: exact count for the consecutive layout, Bethe + saddle point for any
+    other layout where two types share at most one holder (ruler, Sidon mod N)."""
+    method, _ = _method(N, r, layout)
+    if method == "consecutive":
+        return np.asarray(_survival_consecutive(N, r))[:N]
+    if isinstance(layout, Layout):
+        return _saddle_survival(N, r, lambda x: bethe_log_survival(x, r))[:N]
+    return survival_finite(N, r, layout)[:N]
+
+
 def expected_makespan_x(N: int, r: int, b: int, x: float, layout: LayoutLike = "ruler",
-                        tol: float = 1e-12) -> tuple[float, float]:
+                        tol: float = 1e-12, surv: np.ndarray | None = None
+                        ) -> tuple[float, float]:
     """(E_x[⌈b·ρ_arc⌉·1{no wipe-out}], P_x(no wipe-out)) with independent deaths w.p. x.
 
+    Consecutive layout: eq. (3) is the joint law, exactly. Other layouts: the global bound and
+    the wipe-out are joined exactly through the number of deaths k (binomial) and P0(k)
+    (``surv``, :func:`survival_k`): P_x(g_b(k) ≤ ℓ, nw) = Σ_k C(N,k) x^k (1−x)^(N−k) P0(k)
+    1{g_b(k) ≤ ℓ}; the arc condition beyond the global bound, P_x(ρ_arc ≤ ℓ/b | global) /
+    P_x(no run of more than c dead), is taken as independent of the wipe-out.
     The terms P_x(nw) − P_x(L* ≤ ℓ) are summed from ℓ = b until they drop below
     ``tol``·P_x(nw) (they do not increase with ℓ); thresholds at which the global bound holds
-    with probability < 1e-15 (binomial law of the deaths) are added without running (3).
+    with probability < 1e-15 are added without running (3).
     """
     method, c = _method(N, r, layout)
     B = b * c
@@ -202,18 +215,30 @@ def expected_makespan_x(N: int, r: int, b: int, x: float, layout: LayoutLike = "
     g1, g2 = np.empty(B + 1), np.empty(B + 1)
     big = b + B + 1  # a live group always resets the Lindley state: only runs of dead count
     p_inf = _arc_valid_kernel(N, x, b, big - b, B, a, g1, g2)
-    p_nw = p_inf if method == "consecutive" else _p_no_wipe(N, r, x, method)
-    if p_nw <= 0.0:
+    k = np.arange(N)
+    gk = -(-N * b // (N - k))
+    pk = binom.pmf(k, N, x)
+    if method == "consecutive":
+        p_nw = p_inf
+    else:
+        if surv is None:
+            surv = survival_k(N, r, layout)
+        wk = pk * surv
+        p_nw = float(wk.sum())
+    if p_nw <= 0.0 or p_inf <= 0.0:
         return 0.0, 0.0
-    scale = p_nw / p_inf if p_inf > 0 else 0.0
     e = b * p_nw
     ell = b
     while True:
-        kmax = np.floor(N - N * b / ell) if ell > 0 else -1
-        if binom.cdf(kmax, N, x) < 1e-15:
+        p_glob = float(pk[gk <= ell].sum())
+        if p_glob < 1e-15:
             term = p_nw
         else:
-            term = p_nw - scale * _arc_valid_kernel(N, x, b, ell - b, B, a, g1, g2)
+            valid = _arc_valid_kernel(N, x, b, ell - b, B, a, g1, g2)
+            if method == "consecutive":
+                term = p_nw - valid
+            else:
+                term = p_nw - float(wk[gk <= ell].sum()) * min(1.0, valid / (p_glob * p_inf))
         term = max(term, 0.0)
         e += term
         if term < tol * p_nw:
@@ -224,18 +249,18 @@ def expected_makespan_x(N: int, r: int, b: int, x: float, layout: LayoutLike = "
     return e, p_nw
 
 
-def _x_upper(N: int, r: int, layout: LayoutLike, b: int) -> float:
+def _x_upper(N: int, r: int, layout: LayoutLike, b: int, surv: np.ndarray) -> float:
     """Death probability beyond which P_x(no wipe-out) < 1e-16 (bisection)."""
     lo, hi = 0.0, 1.0
+    method, c = _method(N, r, layout)
     for _ in range(40):
         mid = 0.5 * (lo + hi)
-        method, c = _method(N, r, layout)
         if method == "consecutive":
             a = np.empty((N, b * c + 1))
             p = _arc_valid_kernel(N, mid, b, b * c + 1, b * c, a, np.empty(b * c + 1),
                                   np.empty(b * c + 1))
         else:
-            p = _p_no_wipe(N, r, mid, method)
+            p = float(np.sum(binom.pmf(np.arange(N), N, mid) * surv))
         if p < 1e-16:
             hi = mid
         else:
@@ -266,13 +291,14 @@ def sbar_b_theory(N: int, r: int, b: int, layout: LayoutLike = "ruler", *,
     r = check_int("r", r, lo=1, hi=N)
     b = check_int("b", b, lo=1)
     panels = check_int("panels", panels, lo=1)
-    x_hi = _x_upper(N, r, layout, b)
+    surv = survival_k(N, r, layout)
+    x_hi = _x_upper(N, r, layout, b, surv)
     edges = np.linspace(0.0, x_hi, panels + 1)
     num = den = 0.0
     for lo, hi in zip(edges[:-1], edges[1:], strict=True):
         for xi, wi in zip(_GL_X, _GL_W, strict=True):
             x = 0.5 * (hi - lo) * xi + 0.5 * (hi + lo)
-            e, p = expected_makespan_x(N, r, b, float(x), layout)
+            e, p = expected_makespan_x(N, r, b, float(x), layout, surv=surv)
             num += 0.5 * (hi - lo) * wi * e
             den += 0.5 * (hi - lo) * wi * p
     return float(num / (b * den))
@@ -284,13 +310,7 @@ def sbar_b_global(N: int, r: int, b: int, layout: LayoutLike = "ruler") -> float
     N = check_int("N", N, lo=2)
     r = check_int("r", r, lo=1, hi=N)
     b = check_int("b", b, lo=1)
-    method, _ = _method(N, r, layout)
-    if method == "consecutive":
-        surv = np.asarray(_survival_consecutive(N, r))[:N]
-    elif isinstance(layout, Layout):  # any linear-hypergraph layout (e.g. Sidon mod N): Bethe
-        surv = _saddle_survival(N, r, lambda x: bethe_log_survival(x, r))[:N]
-    else:
-        surv = survival_finite(N, r, layout)[:N]
+    surv = survival_k(N, r, layout)
     k = np.arange(N)
     g = -(-N * b // (N - k))
     return float(np.sum(surv * g) / (b * np.sum(surv)))

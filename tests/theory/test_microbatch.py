@@ -89,6 +89,12 @@ def test_arc_bound_is_exact_for_consecutive_and_a_bound_for_rulers(kind: str) ->
     assert kind == "consecutive" or n_strict < 60
 
 
+def test_theory_reduces_to_the_global_bound_where_arcs_cannot_bind() -> None:
+    """Ruler r = 12 at N = 200 (c = 85): no arc can beat the ring, so eq. (4) must give the
+    fixed-k global-bound average; this checks the Poissonisation identity and the quadrature."""
+    assert sbar_b_theory(200, 12, 2) == pytest.approx(sbar_b_global(200, 12, 2), rel=2e-4)
+
+
 def test_global_bound_at_b1_is_overhead_finite() -> None:
     assert sbar_b_global(200, 8, 1) == pytest.approx(overhead_finite(200, 8), rel=1e-12)
     assert sbar_b_global(150, 4, 1, "consecutive") == pytest.approx(
