@@ -167,26 +167,29 @@ class JobSpec:
         """The most groups a step can feed one sequence each: ⌊B / seq_tokens⌋."""
         return max(1, int(self.tokens_per_step // self.seq_tokens))
 
-    def why_invalid(self, M: int) -> str:
-        """'' if group size M is valid, else why not (one sentence)."""
+    def why_invalid(self, M: int, n_groups: int | None = None) -> str:
+        """'' if group size M (with ``n_groups`` groups, default ⌊G / M⌋) is valid, else why
+        not (one sentence)."""
         M = check_int("gpus_per_group", M, lo=1)
-        if M > self.gpus // 2:
-            return f"M = {M} leaves fewer than 2 groups of {self.gpus:,} GPUs"
+        N = self.gpus // M if n_groups is None else check_int("n_groups", n_groups, lo=1)
+        if N < 2 or N * M > self.gpus:
+            return f"M = {M} x N = {N} does not fit 2 or more groups in {self.gpus:,} GPUs"
         if M < self.min_group_size():
             per = self.state_bytes / M / 1e9
             return (f"M = {M}: {per:.3g} GB of training state per GPU exceeds "
                     f"{self.memory_headroom:g} x {self.device.memory_bytes / 1e9:g} GB")
-        if self.gpus // M > self.max_groups():
-            return (f"M = {M}: N = {self.gpus // M:,} groups would get less than one sequence of "
+        if N > self.max_groups():
+            return (f"M = {M}: N = {N:,} groups would get less than one sequence of "
                     f"{self.seq_tokens} tokens each from {self.tokens_per_step:g} tokens per step")
         return ""
 
-    def cluster(self, M: int) -> ClusterSpec:
-        """The planner's cluster for group size M (ValueError when M is not valid)."""
-        why = self.why_invalid(M)
+    def cluster(self, M: int, n_groups: int | None = None) -> ClusterSpec:
+        """The planner's cluster for group size M and ``n_groups`` groups (default ⌊G / M⌋:
+        the whole fleet); ValueError when it is not valid."""
+        why = self.why_invalid(M, n_groups)
         if why:
             raise ValueError(f"gpus_per_group is not valid: {why}")
-        N = self.gpus // M
+        N = self.gpus // M if n_groups is None else int(n_groups)
         compute = 6.0 * self.params * self.tokens_per_step / (
             N * M * self.device.peak_flops * self.mfu)
         ta = self.exposed_allreduce * allreduce_time_s(
@@ -199,9 +202,9 @@ class JobSpec:
                            / self.storage_bw_bytes_s,
                            step_s=compute + ta, allreduce_s=ta)
 
-    def failure_free_days(self, M: int) -> float:
+    def failure_free_days(self, M: int, n_groups: int | None = None) -> float:
         """T0 in days at group size M: steps × (compute + T_a)."""
-        return self.steps * self.cluster(M).step_s / 86_400.0
+        return self.steps * self.cluster(M, n_groups).step_s / 86_400.0
 
 
 __all__ = ["GPUS", "GPU", "JobSpec"]

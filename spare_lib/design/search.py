@@ -68,10 +68,10 @@ class DesignResult:
         return min(self.plans, key=lambda p: (p.days, p.gpu_hours))
 
     def ranked(self, top: int | None = None) -> list[DesignPlan]:
-        """Each (group size, method)'s best plan, by days."""
-        best: dict[tuple[int, str], DesignPlan] = {}
+        """Each (group size, groups, method)'s best plan, by days."""
+        best: dict[tuple[int, int, str], DesignPlan] = {}
         for p in self.plans:
-            k = (p.gpus_per_group, p.method)
+            k = (p.gpus_per_group, p.N, p.method)
             if k not in best or (p.days, p.gpu_hours) < (best[k].days, best[k].gpu_hours):
                 best[k] = p
         out = sorted(best.values(), key=lambda p: (p.days, p.gpu_hours))
@@ -97,9 +97,15 @@ def group_sizes(job: JobSpec, extra: Sequence[int] = ()) -> list[int]:
     return sorted(out)
 
 
+#: Shares of the fleet the search also tries (fewer groups: fewer GPUs, longer steps), so that
+#: the Pareto front of days against GPUs used has more than one point.
+FLEET_SHARES = (1.0, 0.75, 0.5, 0.25)
+
+
 def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
                   sizes: Sequence[int] | None = None, model: str = "predict",
-                  extra_sizes: Sequence[int] = ()) -> DesignResult:
+                  extra_sizes: Sequence[int] = (),
+                  fleet_shares: Sequence[float] = FLEET_SHARES) -> DesignResult:
     """Search group size × method × r × C (module docstring).
 
     Parameters
@@ -111,28 +117,36 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
         Group sizes to try; None: :func:`group_sizes` (powers of two) plus ``extra_sizes``.
     model : {'predict', 'finite', 'paper'}
         The fast model of the paper's methods.
+    fleet_shares : sequence of float
+        Shares of the fleet, each in (0, 1], to use: N = ⌊share · G / M⌋ groups.
     """
     methods = check_methods(methods)
     todo = group_sizes(job, extra_sizes) if sizes is None else sorted({int(m) for m in sizes})
     plans: list[DesignPlan] = []
     skipped: dict[int, str] = {}
     evals = 0
+    shares = sorted({float(f) for f in fleet_shares}, reverse=True)
+    if not shares or not all(0.0 < f <= 1.0 for f in shares):
+        raise ValueError(f"fleet_shares must be numbers in (0, 1], got {list(fleet_shares)!r}")
     for M in todo:
         why = job.why_invalid(M)
         if why:
             skipped[M] = why
             continue
-        spec = job.cluster(M)
-        fast = fast_model(spec, methods, model, job.steps)
-        t0_days = job.steps * spec.step_s / 86_400.0
-        gpus = spec.N * M
-        for name in methods:
-            for p in fast.curves[name]:
-                evals += 1
-                days = t0_days * p.ttt_over_t0
-                plans.append(DesignPlan(M, spec.N, gpus, name, p.label, p.r, p.checkpoint_steps,
-                                        p.ttt_over_t0, p.availability, t0_days, days,
-                                        days * 24.0 * gpus))
+        for n_groups in sorted({max(2, int(f * (job.gpus // M))) for f in shares}, reverse=True):
+            if job.why_invalid(M, n_groups):
+                continue
+            spec = job.cluster(M, n_groups)
+            fast = fast_model(spec, methods, model, job.steps)
+            t0_days = job.steps * spec.step_s / 86_400.0
+            gpus = spec.N * M
+            for name in methods:
+                for p in fast.curves[name]:
+                    evals += 1
+                    days = t0_days * p.ttt_over_t0
+                    plans.append(DesignPlan(M, spec.N, gpus, name, p.label, p.r,
+                                            p.checkpoint_steps, p.ttt_over_t0, p.availability,
+                                            t0_days, days, days * 24.0 * gpus))
     return DesignResult(job=job, methods=methods, model=model, plans=tuple(plans),
                         skipped=skipped, evaluations=evals)
 
@@ -143,10 +157,10 @@ def confirm(result: DesignResult, trials: int, top: int = 3, **request: Any) -> 
     from spare_lib.cluster.planning import PlanRequest, run_plan
 
     best = result.best
-    M = best.gpus_per_group
-    at_m = [p for p in result.ranked() if p.gpus_per_group == M][:top]
+    M, N = best.gpus_per_group, best.N
+    at_m = [p for p in result.ranked() if p.gpus_per_group == M and p.N == N][:top]
     methods = tuple(dict.fromkeys(p.method for p in at_m))
-    req = PlanRequest(result.job.cluster(M), methods=methods, model=result.model, trials=trials,
+    req = PlanRequest(result.job.cluster(M, N), methods=methods, model=result.model, trials=trials,
                       steps=result.job.steps, **request)
     return run_plan(req)
 
