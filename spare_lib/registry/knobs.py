@@ -388,9 +388,6 @@ _TABLE: tuple[Knob, ...] = (
        "trace", kind="choice", choices=("closed-form", "paper")),
     _k("failures_chunk_s", "s", None, "length of each synthesized block of failures (default: "
        "the log's window)", "trace", lo=0.0, lo_open=True, allow_none=True),
-    _k("failures_horizon_s", "s", None, "first horizon of each trial's failures (default: 1.5 x "
-       "the model's time-to-train of the slowest candidate; runs that outlast it are rerun on a "
-       "longer one)", "trace", lo=0.0, lo_open=True, allow_none=True),
 )
 
 #: Every knob by name.
