@@ -38,7 +38,7 @@ from spare_lib.registry.knobs import KNOBS
 #: Knobs that only act with --simulate (the fast model reads none of them: Rep's placement is
 #: the same closed form, the seed draws nothing, the log's placement, checkpoint rule and
 #: chunks shape only the simulated failures).
-SIMULATE_ONLY = ("plan_steps", "spare_r", "rep_r", "r_window", "checkpoint_factors",
+SIMULATE_ONLY = ("plan_steps", "max_trials", "spare_r", "rep_r", "r_window", "checkpoint_factors",
                  "min_restarts", "run_cap_t0", "common_failures", "seed", "rep_placement",
                  "failures_placement", "failures_checkpoint", "failures_chunk_s")
 #: Execution flags (dest names) that only act with --simulate.
@@ -133,7 +133,7 @@ def add_plan_parser(sub: Any) -> None:
         help=KNOBS["simulate"].help)
     e.add_argument("--steps", dest="plan_steps", type=_steps_arg, default=None,
                    help=f"{KNOBS['plan_steps'].help} (default auto)")
-    add_knob_args(e, ("min_restarts", "run_cap_t0", "common_failures", "seed"))
+    add_knob_args(e, ("max_trials", "min_restarts", "run_cap_t0", "common_failures", "seed"))
     e.add_argument("--workers", type=positive_int("--workers"), default=None,
                    help="simulation processes (default: all cores)")
     e.add_argument("--backend", choices=("processes", "serial", "dask"), default=None,
@@ -235,7 +235,8 @@ def request_from_args(args: argparse.Namespace) -> Any:
         spare_r=args.spare_r, rep_r=args.rep_r, r_window=knob_value(args, "r_window"),
         checkpoint_factors=tuple(fs), layout=knob_value(args, "layout"),
         rep_placement=knob_value(args, "rep_placement"), model=knob_value(args, "model"),
-        trials=args.simulate, steps=knob_value(args, "plan_steps"),
+        trials=args.simulate, max_trials=knob_value(args, "max_trials"),
+        steps=knob_value(args, "plan_steps"),
         min_restarts=knob_value(args, "min_restarts"), run_cap_t0=knob_value(args, "run_cap_t0"),
         common_failures=knob_value(args, "common_failures"), seed=knob_value(args, "seed"),
         backend=args.backend or "processes", workers=args.workers, client=args.scheduler,

@@ -337,6 +337,10 @@ _TABLE: tuple[Knob, ...] = (
     _k("simulate", "", None, "also simulate every candidate this many times with common random "
        "numbers (>= 2 for intervals; default: the model only)", "evaluation", kind="int", lo=1,
        hi=10_000, allow_none=True, flag="--simulate"),
+    _k("max_trials", "", None, "sequential trials: add trials (doubling, common random "
+       "numbers) to the methods' choices until the leading pair's paired interval excludes 0, "
+       "up to this many (default: the --simulate trials only)", "evaluation", kind="int", lo=2,
+       hi=10_000, allow_none=True),
     _k("plan_steps", "steps", "auto", "committed steps per simulated run: an integer, or 'auto' "
        "(at least 10,000, more until the near-best candidates expect >= min_restarts restarts)",
        "evaluation", kind="str", flag="--steps"),
