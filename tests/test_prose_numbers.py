@@ -28,7 +28,7 @@ def test_no_untagged_decimal_numbers_in_notebook_markdown(path):
 def test_untagged_numbers_tells_computed_from_cited_and_glued():
     md = ("The paper's 2.49 and (paper: 1.13 %); SPEC §3: k = 0.78. We find 2.51,\n"
           "then {glue:text}`ttt` and `r = 0.5` in code, $x = 0.25$ in math, "
-          "[a link](docs/v1.2.md), arXiv 2603.00357.\n\n| paper | 2.92 |\n| ours | 2.91 |")
+          "[a link](docs/v1.2.md), arXiv 2603.00357.\n\n| paper: 2.92 |\n| ours | 2.91 |")
     assert untagged_numbers(md) == ["2.51", "2.91"]
 
 

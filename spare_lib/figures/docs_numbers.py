@@ -2,8 +2,8 @@
 
 A doc quotes a result by wrapping it in a *number tag* that names its source::
 
-    the model is off by <!-- num predict_error_summary.csv grid=wide,method=both
-    ttt_model_mean_pct .2f -->17.40<!-- /num --> % on average
+    Eq. 7 is off by <!-- num predict_error_summary.csv grid=wide,method=both
+    ttt_eq7_mean_pct .2f -->17.40<!-- /num --> % on average
 
 (written on one line in a doc)
 
@@ -43,6 +43,13 @@ from typing import Any
 
 from spare_lib.config import REPO_ROOT, RESULTS_DIR
 from spare_lib.figures.prose import untagged_numbers
+
+#: Commands whose output the docs quote: results file -> arguments of ``python -m spare_lib.cli``
+#: (``make docs`` runs them and writes the JSON through ``write_results``; wall times dropped).
+DOC_COMMANDS: dict[str, tuple[str, ...]] = {
+    "readme_plan_1m_gpus.json": ("plan", "--gpus", "1000000", "--gpus-per-group", "128",
+                                 "--simulate", "3", "--json"),
+}
 
 #: The documents whose numbers are tagged and checked.
 DOCS = (REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")))
@@ -173,7 +180,7 @@ def stale_numbers(paths: tuple[Path, ...] = DOCS, results_dir: Path = RESULTS_DI
     return out
 
 
-_CONSOLE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+_CONSOLE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.S | re.M)
 
 
 def untagged_doc_numbers(text: str) -> list[str]:
@@ -196,15 +203,39 @@ def write_docs(paths: tuple[Path, ...] = DOCS, results_dir: Path = RESULTS_DIR) 
     return changed
 
 
+def run_doc_commands(results_dir: Path = RESULTS_DIR, only_missing: bool = False) -> list[Path]:
+    """Run every :data:`DOC_COMMANDS` entry and write its JSON output into ``results_dir``."""
+    import subprocess
+
+    from spare_lib._util.results_io import write_results
+
+    out = []
+    for name, args in DOC_COMMANDS.items():
+        path = Path(results_dir) / name
+        if only_missing and path.exists():
+            continue
+        proc = subprocess.run([sys.executable, "-m", "spare_lib.cli", *args], capture_output=True,
+                              text=True, check=False)
+        if proc.returncode != 0:
+            raise RuntimeError(f"`spare {' '.join(args)}` failed: {proc.stderr.strip()[-500:]}")
+        out.append(write_results(json.loads(proc.stdout), path))
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m spare_lib.figures.docs_numbers",
                                 description="regenerate (or --check) the tagged numbers of the docs")
     p.add_argument("--check", action="store_true", help="only list stale numbers; exit 1 if any")
+    p.add_argument("--no-commands", action="store_true",
+                   help="do not rerun the commands the docs quote (DOC_COMMANDS)")
     args = p.parse_args(argv)
     if args.check:
         stale = stale_numbers()
         print("\n".join(stale) or "[spare docs] every tagged number is current")
         return 1 if stale else 0
+    if not args.no_commands:
+        for path in run_doc_commands():
+            print(f"[spare docs] ran the command of {path.name}")
     for path in write_docs():
         print(f"[spare docs] updated {path.relative_to(REPO_ROOT)}")
     return 0

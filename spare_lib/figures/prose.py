@@ -26,8 +26,10 @@ from typing import Any
 
 #: Words that mark a number in the same clause as quoted from a source, not computed here.
 CITATION_CUES = ("paper", "SPEC", "published", "Llama 3", "FT-HSDP", "cited")
+#: How far (characters) before a number its citation cue may stand, inside the same clause.
+CITATION_REACH = 60
 
-_FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.S | re.M)
 _DISPLAY_MATH = re.compile(r"\$\$.*?\$\$", re.S)
 _INLINE_MATH = re.compile(r"(?<!\\)\$[^$\n]+\$")
 _GLUE = re.compile(r"\{glue(?::\w+)?\}`[^`]*`")
@@ -53,8 +55,9 @@ def _strip_markup(text: str) -> str:
 
 
 def _is_citation(text: str, start: int) -> bool:
-    """True when the clause before position ``start`` names a source (:data:`CITATION_CUES`)."""
-    head = text[max(0, start - 120):start]
+    """True when the clause before position ``start`` names a source (:data:`CITATION_CUES`)
+    within :data:`CITATION_REACH` characters."""
+    head = text[max(0, start - CITATION_REACH):start]
     ends = list(_CLAUSE_END.finditer(head))
     clause = head[ends[-1].end():] if ends else head
     return any(cue in clause for cue in CITATION_CUES)
