@@ -126,7 +126,7 @@ class NumberTag:
         v = v * self.scale if self.scale != 1.0 else v
         if self.fmt.endswith("d"):
             v = int(round(v))
-        return format(v, self.fmt)
+        return format(v, self.fmt).replace("-", "−")  # the docs' typographic minus
 
 
 def _same(cell: Any, want: str) -> bool:
