@@ -79,3 +79,12 @@ def test_checks_fail_loudly_and_use_the_smoke_bound():
     ok = Checks(smoke=False)
     ok.between("gain", 0.42, 0.38, 0.54)
     assert ok.done().passed.all()
+
+
+@pytest.mark.parametrize("text", ["10,000", "0, 0.05, 0.2", "2.46", "{2, 5, 15}", "8/9/9", "−0.3"])
+def test_glued_text_is_pasted_as_written(text):
+    """MyST-NB literal-evals the text/plain it pastes: a glued "10,000" must not become (10, 0)."""
+    variables = pytest.importorskip("myst_nb.core.variables")
+    from spare_lib.figures.prose import Number
+
+    assert variables.format_plain_text(repr(Number(None, text)), "") == text

@@ -117,13 +117,18 @@ def glued_keys(executed: dict[str, Any]) -> set[str]:
 
 
 class Number:
-    """A formatted number whose text representation is the formatted text (no quotes)."""
+    """A formatted number for :func:`glue`: its text/plain is the text as a Python string literal.
+
+    MyST-NB's ``{glue:text}`` runs ``ast.literal_eval`` on the text/plain it pastes (to strip the
+    quotes of a glued str), so a bare ``10,000`` would come out as the tuple ``(10, 0)``; the
+    literal ``'10,000'`` comes out as written.
+    """
 
     def __init__(self, value: Any, text: str) -> None:
         self.value, self.text = value, text
 
     def __repr__(self) -> str:
-        return self.text
+        return repr(self.text)
 
     def __str__(self) -> str:
         return self.text
