@@ -6,8 +6,9 @@ cell, its kernel is pointed at a fresh folder of its own (``SPARE_SMOKE_DIR``, r
 ``<notebook>::registered figures``, asserts that it wrote a non-empty PDF and PNG of every figure
 the registry (:func:`spare_lib.figures.by_notebook`) promises for it, no figure the registry
 does not know, and that its cells glued every number its markdown pastes
-(:func:`spare_lib.figures.prose.glue_keys_in_markdown`). (These checks used to need a second, papermill execution of every notebook in the
-unit tests; ``tests/figures/test_notebooks.py`` keeps one papermill run, of the pipeline itself.)
+(:func:`spare_lib.figures.prose.glue_keys_in_markdown`). These checks used to need a second,
+papermill execution of every notebook in the unit tests; ``tests/figures/test_notebooks.py``
+keeps one papermill run, of the pipeline itself.
 """
 
 from __future__ import annotations

@@ -51,6 +51,7 @@ def test_strategies_bad_flags_one_line_exit_2(args: list[str], flag: str) -> Non
 
 def test_cli_strategy_names_match_the_library() -> None:
     from spare_lib.cli.strategies import STRATEGY_NAMES
+
     from spare_lib.cluster.planning.strategies import STRATEGIES
 
     assert STRATEGY_NAMES == STRATEGIES
