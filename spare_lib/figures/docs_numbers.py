@@ -177,14 +177,33 @@ def stale_numbers(paths: tuple[Path, ...] = DOCS, results_dir: Path = RESULTS_DI
             if m.group("text").strip() != want:
                 out.append(f"{where}: data/results/{tag.file} [{tag.row}] {tag.column} gives "
                            f"{want}, the doc says {m.group('text').strip()} (run `make docs`)")
+        if _render_blocks(path, text, results_dir) != text:
+            out.append(f"{Path(path).name}: a generated block differs from its results file "
+                       "(run `make docs`)")
     return out
 
 
 _CONSOLE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.S | re.M)
 
 
+#: A generated block of a doc: ``<!-- NAME:start -->`` … ``<!-- NAME:end -->``, rewritten from
+#: its results file by :func:`write_docs` (e.g. micro-batch RECTLR's tables in docs/microbatch.md).
+BLOCK = re.compile(r"<!--\s*(?P<name>[\w-]+):start\s*-->.*?<!--\s*(?P=name):end\s*-->", re.S)
+
+
+def _render_blocks(path: Path, text: str, results_dir: Path) -> str:
+    """The doc's generated blocks rendered from ``results_dir`` (the blocks a module owns)."""
+    if Path(path).name == "microbatch.md":
+        from spare_lib.rectlr.microbatch_mc import render_doc_tables
+
+        return render_doc_tables(text, results_dir)
+    return text
+
+
 def untagged_doc_numbers(text: str) -> list[str]:
-    """Decimal numbers of a doc's prose (outside code blocks) neither tagged nor cited."""
+    """Decimal numbers of a doc's prose (outside code blocks and generated blocks) neither
+    tagged nor cited."""
+    text = BLOCK.sub(lambda m: " " * len(m.group(0)), text)
     text = TAG.sub(lambda m: " " * len(m.group(0)), text)
     text = _CONSOLE.sub(lambda m: " " * len(m.group(0)), text)
     text = re.sub(r"<!--.*?-->", lambda m: " " * len(m.group(0)), text, flags=re.S)
@@ -196,7 +215,7 @@ def write_docs(paths: tuple[Path, ...] = DOCS, results_dir: Path = RESULTS_DIR) 
     changed = []
     for path in paths:
         old = Path(path).read_text()
-        new = render(old, results_dir)
+        new = _render_blocks(path, render(old, results_dir), results_dir)
         if new != old:
             Path(path).write_text(new)
             changed.append(Path(path))
