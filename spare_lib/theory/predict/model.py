@@ -6,15 +6,15 @@ also expose every mechanism separately. Eq. 7 (J = S̄/A*(μm)) misses, in the s
 (SPEC §3–5):
 
 1. **barrier** — every step waits for the slowest of N jittered groups: a step at depth S takes
-   64 s·E[max_w Σ_{p<S} J_wp] + T_a (:func:`~spare_lib.theory.predict_terms.expected_max_stack_sum`,
+   64 s·E[max_w Σ_{p<S} J_wp] + T_a (:func:`~spare_lib.theory.predict.terms.expected_max_stack_sum`,
    ≈ +14 % per stack at N = 200);
 2. **restart windows** — a restart ends when the last of N groups got through its own failure-free
-   window of T_r (≈ 2·T_r; :func:`~spare_lib.theory.predict_terms.restart_law`);
+   window of T_r (≈ 2·T_r; :func:`~spare_lib.theory.predict.terms.restart_law`);
 3. **failure law** — clocks are never reset: groups fail at most once per cycle (a dead group is
    not polled), the first cycle starts with fresh Weibull clocks (k < 1: they fail early), after a
    restart the clocks have equilibrium ages conditioned on the restart windows, and groups that
    fail while waiting at the restart barrier die at the first poll
-   (:func:`~spare_lib.theory.predict_terms.failed_fraction`). The wipe-out law then is exact:
+   (:func:`~spare_lib.theory.predict.terms.failed_fraction`). The wipe-out law then is exact:
    with n(τ) ~ Binomial(N, x(τ)) failures by τ and K the index of the wiping failure
    (P(K > k) = P0(k), :func:`~spare_lib.theory.finite.survival_finite`),
    P(uptime > τ) = E[P0(n(τ))];
@@ -22,12 +22,12 @@ also expose every mechanism separately. Eq. 7 (J = S̄/A*(μm)) misses, in the s
    work since the last checkpoint and the attempt in progress; the expected useful progress per
    cycle is C·Σ_j P(uptime > τ_j), τ_j the time of the j-th checkpoint;
 5. **failure events** — an attempt with a failure runs a shortened all-reduce and a shrink; when
-   RECTLR phase 0 does not settle it (:func:`~spare_lib.theory.predict_terms.phase0_probability`)
+   RECTLR phase 0 does not settle it (:func:`~spare_lib.theory.predict.terms.phase0_probability`)
    the step is retried with patch compute (a whole new layer when S grows);
 6. **depth** — S = c(n) after n failures, averaged over the law of n given survival (S̄ with the
    time weighting of the real failure law, rather than Eq. 5's equal epochs).
 
-The run is a chain over its checkpoints (:func:`~spare_lib.theory.predict_chain._run_on_lattice`):
+The run is a chain over its checkpoints (:func:`~spare_lib.theory.predict.chain._run_on_lattice`):
 the first cycle (fresh clocks) from the start, then restart + cycle units, each starting in the
 state — steps left, on the checkpoint lattice — where the last wipe-out left the run, with the
 cycle law of a restart at that state's mean arrival time (transient, then equilibrium). One sweep
@@ -52,9 +52,9 @@ import numpy as np
 
 from spare_lib.theory.closed import mu_closed, replication_mu
 from spare_lib.theory.finite import overhead_mean
-from spare_lib.theory.predict_chain import _run_on_lattice
-from spare_lib.theory.predict_cycle import NoTrainingCycle as NoTrainingCycle  # (re-exported)
-from spare_lib.theory.predict_cycle import (
+from spare_lib.theory.predict.chain import _run_on_lattice
+from spare_lib.theory.predict.cycle import NoTrainingCycle as NoTrainingCycle  # (re-exported)
+from spare_lib.theory.predict.cycle import (
     _Cfg,
     _cfg_key,
     _checkpointed_progress,
@@ -62,8 +62,8 @@ from spare_lib.theory.predict_cycle import (
     _mu_index,
     _time_to,
 )
-from spare_lib.theory.predict_cycle import clear_caches as _clear_caches
-from spare_lib.theory.predict_terms import expected_max_stack_sum
+from spare_lib.theory.predict.cycle import clear_caches as _clear_caches
+from spare_lib.theory.predict.terms import expected_max_stack_sum
 from spare_lib.theory.ttt import availability_opt
 
 METHODS = ("spare", "rep", "ckpt")
