@@ -349,5 +349,12 @@ def test_subpackage_keeps_the_old_paths():
     assert pkg.predict is model.predict and pkg.Prediction is model.Prediction
     assert old.optimise_checkpoint is grid.optimise_checkpoint is pkg.optimise_checkpoint
     assert old.recommend is grid.recommend
-    assert all(f"\n{name}\n" in pkg.__doc__ for name in ("model", "terms", "curves", "cycle",
-                                                          "chain", "grid", "validation"))
+    import pathlib
+    import re
+
+    modules = sorted(p.stem for p in pathlib.Path(pkg.__file__).parent.glob("*.py")
+                     if p.stem != "__init__")
+    listed = set(re.findall(r"^(\w+(?:, \w+)*)$", pkg.__doc__, flags=re.M))
+    named = {m for line in listed for m in line.split(", ")}
+    assert {"model", "terms", "curves", "cycle", "chain", "grid", "validation"} <= set(modules)
+    assert set(modules) <= named, set(modules) - named

@@ -1,7 +1,9 @@
 """The predictive time-to-train model: TTT/T0, availability and overhead without simulating.
 
-:func:`predict` evaluates one (method, N, r, C) on a cluster configuration; every term comes from
-the configuration's parameters, none is fitted to the simulator (``docs/predictive_model.md``).
+:func:`predict` evaluates one (method, N, r, C) on a cluster configuration — the paper's
+SPARe+CKPT, Rep+CKPT and CKPT-only, and the methods whose failed groups rejoin (SPARe+repair,
+elastic-drop, elastic-rebalance); every term comes from the configuration's parameters, none is
+fitted to the simulator (``docs/predictive_model.md``).
 
 Modules
 -------
@@ -20,12 +22,24 @@ cycle
 chain
     The run as a chain over the checkpoint lattice (two numba kernels): expected time, restarts,
     rework and restart time.
+rejoin_law
+    One group's failure law when failed groups rejoin: a renewal equation for its notices (numba).
+rejoin_step
+    The step of a rejoining method, as rates in two states (no group away, some).
+rejoin_wait
+    The wait from a rejoin time to the next step start (a lattice renewal function) and the
+    windows of groups away that the cycles need.
+rejoin
+    The cycles of SPARe+repair, elastic-drop and elastic-rebalance: wipe-out hazard, moments of
+    the groups away (numba), step model.
+rejoin_model
+    The run of a rejoining method (the chain of :mod:`.chain`) and its prediction's fields.
 grid
     Optimisation with the model: :func:`optimise_checkpoint`, :func:`recommend`,
     :func:`optimum_curve`.
-validation
+validation, validation_rejoin
     Grids and tables that put the model beside simulated runs and Eq. 7 (notebook 55); imported
-    on demand (``from spare_lib.theory.predict import validation``), it needs pandas.
+    on demand (``from spare_lib.theory.predict import validation``), they need pandas.
 """
 
 from spare_lib.theory.predict.cycle import NoTrainingCycle
@@ -41,6 +55,8 @@ from spare_lib.theory.predict.model import (
     MECHANISMS,
     METHODS,
     MU_CONVENTIONS,
+    PAPER_METHODS,
+    REJOIN_METHODS,
     ClusterLike,
     Prediction,
     cfg_m,
@@ -52,7 +68,8 @@ from spare_lib.theory.predict.model import (
 )
 
 __all__ = [
-    "MECHANISMS", "METHODS", "MU_CONVENTIONS", "ClusterLike", "NoTrainingCycle", "Prediction",
+    "MECHANISMS", "METHODS", "MU_CONVENTIONS", "PAPER_METHODS", "REJOIN_METHODS", "ClusterLike",
+    "NoTrainingCycle", "Prediction",
     "Recommendation", "argmin_int", "cfg_m", "clear_caches", "default_r_values", "eq7",
     "mu_in_convention", "mu_to_index", "optimise_checkpoint", "optimum_curve", "predict",
     "recommend",

@@ -63,10 +63,14 @@ from spare_lib.theory.predict.cycle import (
     _time_to,
 )
 from spare_lib.theory.predict.cycle import clear_caches as _clear_caches
+from spare_lib.theory.predict.rejoin import REJOIN_METHODS
+from spare_lib.theory.predict.rejoin_model import rejoin_fields, rejoin_key
 from spare_lib.theory.predict.terms import expected_max_stack_sum
 from spare_lib.theory.ttt import availability_opt
 
-METHODS = ("spare", "rep", "ckpt")
+#: The paper's methods (groups never rejoin) and every method the model covers.
+PAPER_METHODS = ("spare", "rep", "ckpt")
+METHODS = PAPER_METHODS + REJOIN_METHODS
 MU_CONVENTIONS = ("index", "endured")
 #: Mechanisms that can be switched off (for the waterfall decomposition of the Eq. 7 gap).
 MECHANISMS = ("barrier", "restart_windows", "failure_law", "failure_events")
@@ -129,7 +133,14 @@ class Prediction:
     ``progress_steps`` (mean checkpointed steps per steady cycle), ``restarts`` (expected
     global restarts), ``rework_s`` (uptime lost to rollbacks), ``checkpoint_s`` (time writing
     checkpoints), ``restart_total_s``, ``total_s``, ``t0_s``, ``mu`` (μ from ``mu_finite`` or
-    ``replication_mu``, in ``mu_convention``).
+    ``replication_mu``, in ``mu_convention``; for the rejoining methods the mean failures of a
+    steady cycle, the wiping one included), ``stall_total_s`` (stall time of the run: failure
+    events and, for the rejoining methods, rejoin batches).
+
+    ``mean_away`` (mean groups away — dead, for the paper's methods — per committed step),
+    ``rejoin_wait_s`` (mean wait from a group's rejoin time to the next step start; 0 for the
+    methods whose groups never rejoin), ``dropped_sample_fraction`` (elastic-drop: 1 − the mean
+    weight of a commit; else 0).
     """
 
     method: str
@@ -157,6 +168,10 @@ class Prediction:
     t0_s: float
     mu: float
     mu_convention: str
+    stall_total_s: float = 0.0
+    rejoin_wait_s: float = 0.0
+    mean_away: float = 0.0
+    dropped_sample_fraction: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -173,9 +188,11 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
 
     Parameters
     ----------
-    method : {'spare', 'rep', 'ckpt'}
-        SPARe+CKPT, Rep+CKPT (ceil(N/r) replica sets of r consecutive groups) or CKPT-only
-        (r = 1).
+    method : {'spare', 'rep', 'ckpt', 'spare+repair', 'elastic-drop', 'elastic-rebalance'}
+        SPARe+CKPT, Rep+CKPT (ceil(N/r) replica sets of r consecutive groups), CKPT-only
+        (r = 1), or a method whose failed groups rejoin after ``config.rejoin_s``
+        (:mod:`~spare_lib.theory.predict.rejoin`): SPARe+repair, elastic-drop and
+        elastic-rebalance (r = 1; b = ``config.microbatches``).
     N : int
         Data-parallel groups, N ≥ 2.
     r : int
@@ -186,7 +203,9 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         Any object with the attributes of :class:`ClusterLike` (steps, compute_per_stack_s,
         jitter_sigma, jitter_min, allreduce_s, allreduce_fail_factor, restart_s, stall_s (or
         shrink_s), checkpoint_s, failure_dist, weibull_shape, system_mtbf_s); a
-        ``domain_fault_share`` > 0 is refused (failure domains are not modelled).
+        ``domain_fault_share`` > 0 is refused (failure domains are not modelled). The rejoining
+        methods also read rejoin_s, rejoin_stall_s, microbatches and fetch_s (defaults ∞,
+        None = stall_s, 1, 0); with rejoin_s = ∞ SPARe+repair is SPARe+CKPT (as simulated).
     layout : {'ruler', 'consecutive'}
         SPARe's layout (for P0(k)).
     mu_convention : {'index', 'endured'}
@@ -196,7 +215,8 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         Mechanisms switched on (default: all of :data:`MECHANISMS`). Off: 'barrier' → no
         jitter; 'restart_windows' → a restart lasts exactly T_r, nobody pre-fails;
         'failure_law' → exponential clocks of equilibrium age at every cycle start;
-        'failure_events' → failure events cost nothing.
+        'failure_events' → failure events cost nothing. The rejoining methods need all of
+        them.
 
     Returns
     -------
@@ -223,8 +243,8 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         raise ValueError(f"N must be an integer >= 2, got {N!r}")
     if not isinstance(r, (int, np.integer)) or not 1 <= r <= N:
         raise ValueError(f"r must be an integer in [1, N] = [1, {N}], got {r!r}")
-    if method == "ckpt" and r != 1:
-        raise ValueError(f"r must be 1 for method='ckpt', got {r}")
+    if method in ("ckpt", "elastic-drop", "elastic-rebalance") and r != 1:
+        raise ValueError(f"r must be 1 for method={method!r}, got {r}")
     if C is not None and (not isinstance(C, (int, np.integer)) or C < 1):
         raise ValueError(f"C must be an integer >= 1 or None, got {C!r}")
     mech = MECHANISMS if mechanisms is None else tuple(mechanisms)
@@ -236,6 +256,14 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     if steps < 1:
         raise ValueError(f"config.steps must be >= 1, got {steps}")
     key = _cfg_key(config)
+    if method in REJOIN_METHODS:
+        if mech != MECHANISMS:
+            raise ValueError(f"mechanisms must be None (all) for method={method!r}, got {mech}")
+        rcfg = rejoin_key(config)
+        if method == "spare+repair" and rcfg[0] == float("inf"):  # never rejoins: SPARe+CKPT
+            p = predict("spare", N, r, C, config, layout=layout, mu_convention=mu_convention)
+            return Prediction(**{**p.as_dict(), "method": method})
+        return Prediction(**rejoin_fields(method, N, r, C, key, rcfg, steps, layout))
     cfg = _Cfg(key)
     ckpt_per_step = cfg.checkpoint_s / C if C else 0.0
     R, windows, prefail, first, ss, transient, t_eq = _cycles(method, N, r, layout, mech, key)
@@ -275,6 +303,7 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     wsteps = ss.trapz(ss.G * ss.rate)
     tstep = float(ss.trapz(ss.G) / wsteps) - ckpt_per_step
     ev = float(ss.trapz(ss.G * ss.rate * ss.events) / wsteps)
+    away = float(ss.trapz(ss.G * ss.rate * ss.n_surv) / wsteps)
     n_ckpt = float(-(-steps // C)) if C else 0.0
     return Prediction(
         method=method, N=N, r=r, C=C, ttt_over_t0=total / t0,
@@ -287,7 +316,7 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         checkpoint_s=cfg.checkpoint_s * n_ckpt,
         restart_total_s=run["restart_time"], total_s=total, t0_s=t0,
         mu=float(mu_in_convention(_mu_index(method, N, r, layout), mu_convention)),
-        mu_convention=mu_convention)
+        mu_convention=mu_convention, stall_total_s=shrink_total, mean_away=away)
 
 
 def clear_caches() -> None:
