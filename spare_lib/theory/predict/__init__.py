@@ -37,11 +37,15 @@ rejoin_model
 grid
     Optimisation with the model: :func:`optimise_checkpoint`, :func:`recommend`,
     :func:`optimum_curve`.
+batch
+    :func:`predict_batch`: every (method, r, C) of one cluster as arrays, the chain for all C in
+    one numba call (design searches).
 validation, validation_rejoin
     Grids and tables that put the model beside simulated runs and Eq. 7 (notebook 55); imported
     on demand (``from spare_lib.theory.predict import validation``), they need pandas.
 """
 
+from spare_lib.theory.predict.batch import BatchPrediction, predict_batch
 from spare_lib.theory.predict.cycle import NoTrainingCycle
 from spare_lib.theory.predict.grid import (
     Recommendation,
@@ -68,9 +72,9 @@ from spare_lib.theory.predict.model import (
 )
 
 __all__ = [
-    "MECHANISMS", "METHODS", "MU_CONVENTIONS", "PAPER_METHODS", "REJOIN_METHODS", "ClusterLike",
-    "NoTrainingCycle", "Prediction",
+    "MECHANISMS", "METHODS", "MU_CONVENTIONS", "PAPER_METHODS", "REJOIN_METHODS",
+    "BatchPrediction", "ClusterLike", "NoTrainingCycle", "Prediction",
     "Recommendation", "argmin_int", "cfg_m", "clear_caches", "default_r_values", "eq7",
     "mu_in_convention", "mu_to_index", "optimise_checkpoint", "optimum_curve", "predict",
-    "recommend",
+    "predict_batch", "recommend",
 ]

@@ -64,6 +64,7 @@ from spare_lib.theory.predict.cycle import (
 )
 from spare_lib.theory.predict.cycle import clear_caches as _clear_caches
 from spare_lib.theory.predict.rejoin import REJOIN_METHODS
+from spare_lib.theory.predict.rejoin_model import clear_caches as _clear_rejoin_caches
 from spare_lib.theory.predict.rejoin_model import rejoin_fields, rejoin_key
 from spare_lib.theory.predict.terms import expected_max_stack_sum
 from spare_lib.theory.ttt import availability_opt
@@ -321,9 +322,11 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
 
 def clear_caches() -> None:
     """Forget everything :func:`predict` memoises (P0(k) and μ of the layouts, clocks with their
-    renewal and transient tables, failure-law curves, cycles), so that the next call runs cold.
-    Only for timing: results do not depend on it (beyond rounding, ~1e-14)."""
+    renewal and transient tables, failure-law curves, cycles, the rejoining methods' group
+    processes, tables and cycles), so that the next call runs cold. Only for timing: results do
+    not depend on it (beyond rounding, ~1e-14)."""
     _clear_caches()
+    _clear_rejoin_caches()
 
 
 def eq7(method: str, N: int, r: int, config: ClusterLike, *, mu_convention: str = "index",

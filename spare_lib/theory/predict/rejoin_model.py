@@ -21,15 +21,19 @@ from spare_lib.theory.predict.chain import _run_on_lattice
 from spare_lib.theory.predict.curves import _Cfg, _clock, _law_curves, _law_key
 from spare_lib.theory.predict.cycle import _checkpointed_progress, _time_to
 from spare_lib.theory.predict.rejoin import _rejoin_cycle, _tables
+from spare_lib.theory.predict.rejoin_law import clear_caches as _clear_law_caches
 from spare_lib.theory.predict.rejoin_law import first_process, restart_processes
 from spare_lib.theory.predict.rejoin_wait import windows
 from spare_lib.theory.predict.terms import expected_max_stack_sum
 
 #: Every mechanism of the paper's methods is on for the rejoining methods.
 _ALL_MECH = ("barrier", "restart_windows", "failure_law", "failure_events")
-#: A cycle whose wipe-out probability over the whole horizon is below this never restarts: the
-#: restart cycles are not built (their weight in the run is below 1e-12).
-_NO_RESTART = 1e-12
+#: Passes of the step law before the final one, each giving the windows of the next.
+_WINDOW_PASSES = 1
+#: When the first cycle's wipe-out probability over the run (its time to commit every step) is
+#: below this, the restart cycles are not built: the first cycle's law stands in for them, and
+#: the expected restarts weigh them by < 1e-5 (TTT/T0 changes by < 1e-5 of a restart's cost).
+_NO_RESTART = 1e-5
 
 
 def rejoin_key(config: Any) -> tuple:
@@ -72,7 +76,7 @@ def _build(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, proc, wai
         depth = 2.0 if method == "spare+repair" else 1.0
         w0 = 0.5 * (depth * cfg.compute_per_stack_s + cfg.allreduce_s)
         waits = (w0, w0, rcfg[0])
-        for _ in range(2):  # the windows depend on the step law, which depends on them
+        for _ in range(_WINDOW_PASSES):  # the windows depend on the step law, and it on them
             cyc, st, _ = _rejoin_cycle(method, N, tables, cfg, rcfg, proc, waits)
             waits = windows(method, N, cfg, rcfg, cyc, st)
     cyc, st, ex = _rejoin_cycle(method, N, tables, cfg, rcfg, proc, waits)
@@ -81,10 +85,10 @@ def _build(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, proc, wai
 
 @lru_cache(maxsize=1024)
 def rejoin_cycles(method: str, N: int, r: int, layout: str, key: tuple, rcfg: tuple,
-                  horizon: float) -> dict[str, Any]:
+                  horizon: float, steps: int) -> dict[str, Any]:
     """Cycles of (method, N, r) on a cluster (``key``: :func:`~.curves._cfg_key`; ``rcfg``:
     :func:`rejoin_key`): the first, the steady and the transient ones, with their step models
-    (cached; C and the run length enter in the chain only)."""
+    (cached; C enters in the chain only, ``steps`` only in whether restarts matter)."""
     cfg = _Cfg(key)
     law = _law_key(key, _ALL_MECH)
     tables = _tables(method, N, r, layout, rcfg[2])
@@ -96,7 +100,8 @@ def rejoin_cycles(method: str, N: int, r: int, layout: str, key: tuple, rcfg: tu
     out = {"first": first, "step_first": st1, "extras_first": ex1, "wait": wait,
            "restart_s": restart_law.mean_s, "windows": restart_law.windows_per_group,
            "t_eq": clock.t_equilibrium, "transient": []}
-    if 1.0 - first.G[-1] < _NO_RESTART:  # never wiped out: the restart cycles do not matter
+    t_run, g_run = _time_to(first, steps)
+    if 1.0 - (g_run if t_run < first.tau[-1] else first.G[-1]) < _NO_RESTART:
         out.update(steady=first, step_steady=st1, extras_steady=ex1, prefail=0.0)
         return out
     procs = restart_processes(N, law, rcfg[0], horizon)
@@ -118,21 +123,33 @@ def _weighted(cyc, v: np.ndarray, upto: float | None = None) -> tuple[float, flo
     return cyc.trapz(w * v), cyc.trapz(w)
 
 
+def rejoin_laws(method: str, N: int, r: int, key: tuple, rcfg: tuple, steps: int,
+                layout: str = "ruler") -> tuple[list, dict[str, Any]]:
+    """The cycle laws of the run's chain — (t0, restart mean, cycle): the first cycle, the
+    transient ones, the steady one — and the cycles' record (:func:`rejoin_cycles`), on a τ grid
+    long enough for the run (doubled until the first cycle reaches ``steps`` at one checkpoint
+    a step, or ends in a wipe-out)."""
+    cfg = _Cfg(key)
+    horizon = horizon_s(steps, cfg, rcfg)
+    for _ in range(4):
+        cy = rejoin_cycles(method, N, r, layout, key, rcfg, horizon, steps)
+        first = cy["first"]
+        if first.with_checkpoints(cfg.checkpoint_s).V[-1] >= steps or first.G[-1] <= 1e-9:
+            break
+        horizon *= 2.0  # the run did not fit on the grid: a longer one
+    laws = [(0.0, 0.0, first)] + cy["transient"] + [(cy["t_eq"], cy["restart_s"], cy["steady"])]
+    return laws, cy
+
+
 def rejoin_fields(method: str, N: int, r: int, C: int | None, key: tuple, rcfg: tuple,
                   steps: int, layout: str = "ruler") -> dict[str, Any]:
     """Fields of the :class:`~spare_lib.theory.predict.model.Prediction` of a rejoining method
     (validated inputs; see :func:`spare_lib.theory.predict.predict`)."""
     cfg = _Cfg(key)
-    horizon = horizon_s(steps, cfg, rcfg)
-    for _ in range(4):
-        cy = rejoin_cycles(method, N, r, layout, key, rcfg, horizon)
-        first = cy["first"]
-        if first.with_checkpoints(cfg.checkpoint_s).V[-1] >= steps or first.G[-1] <= 1e-9:
-            break
-        horizon *= 2.0  # the run did not fit on the grid: a longer one
+    laws, cy = rejoin_laws(method, N, r, key, rcfg, steps, layout)
+    first = cy["first"]
     ckpt = cfg.checkpoint_s / C if C else 0.0
     ss, R = cy["steady"], cy["restart_s"]
-    laws = [(0.0, 0.0, first)] + cy["transient"] + [(cy["t_eq"], R, ss)]
     run = _run_on_lattice(laws, C, steps, ckpt)
     first_c, ss_c = first.with_checkpoints(ckpt), ss.with_checkpoints(ckpt)
     t_all1, _P1 = _time_to(first_c, steps)
@@ -178,3 +195,10 @@ def rejoin_fields(method: str, N: int, r: int, C: int | None, key: tuple, rcfg: 
         restart_total_s=run["restart_time"], total_s=total, t0_s=t0, mu=fails_cycle,
         mu_convention="index", stall_total_s=stall_total, rejoin_wait_s=cy["wait"][0],
         mean_away=away, dropped_sample_fraction=1.0 - weight)
+
+
+def clear_caches() -> None:
+    """Forget the rejoining methods' memoised group processes, tables and cycles."""
+    _clear_law_caches()
+    _tables.cache_clear()
+    rejoin_cycles.cache_clear()

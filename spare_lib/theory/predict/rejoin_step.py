@@ -11,9 +11,50 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 from spare_lib.theory.predict.curves import _Cfg
 from spare_lib.theory.predict.terms import emax_std_normal
+
+#: Iterations of the state-1 fixed point at most (it stops when T changes by < 1e-10).
+_FIXED_POINT_ITERS = 24
+#: Terms of a chain of retries summed exactly before its geometric tail.
+_CHAIN_TERMS = 24
+
+
+@njit(cache=True, nogil=True)
+def _after_kernel(n, h_r, retry, out):  # pragma: no cover - jit
+    """Numba kernel of :func:`after_retry` (oracle: its plain loop in the tests)."""
+    for i in range(n.size):
+        m = n[i]
+        prob = 1.0
+        tot = 0.0
+        q = 0.0
+        for _ in range(_CHAIN_TERMS):
+            a = m * h_r[i]
+            e2 = -np.expm1(-a)
+            prob *= e2
+            tot += prob
+            q = retry[i] * e2
+            prob *= retry[i]
+            m = max(m - a / max(e2, 1e-12), 1.0)
+            if prob < 1e-12 * tot:
+                break  # the rest is below 1e-12 of the sum
+        out[i] = tot + prob * q / max(1.0 - q, 1e-12)
+
+
+def after_retry(n: np.ndarray, h_r: np.ndarray, retry: np.ndarray) -> np.ndarray:
+    """Expected event attempts after an event that was retried, with n live groups at the retry
+    and a retry's hazard ``h_r`` per live group: the retry is hit with e2(n) = 1 − e^(−n h_r),
+    a hit is retried with probability ``retry``, and every event takes its J ~ Poisson given
+    J ≥ 1 failures out of the live groups (24 terms, then the geometric tail at the last
+    ratio; a numba kernel)."""
+    n, h_r, retry = np.broadcast_arrays(*(np.ascontiguousarray(v, dtype=float)
+                                          for v in (n, h_r, retry)))
+    out = np.empty(n.shape)
+    _after_kernel(np.ascontiguousarray(n).ravel(), np.ascontiguousarray(h_r).ravel(),
+                  np.ascontiguousarray(retry).ravel(), out.reshape(-1))
+    return out
 
 
 def _units(L: np.ndarray, n: np.ndarray, sigma_unit: float) -> np.ndarray:
@@ -139,22 +180,7 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
     h_r = expo(xr1)  # a retry's hazard per live group
 
     def after(n: np.ndarray, retry1: np.ndarray) -> np.ndarray:
-        """Expected event attempts after an event that was retried, with n live groups at the
-        retry: it is hit with e2(n) = 1 − e^(−n·h_r), the hit is retried with ρ1, and every
-        event takes its J ~ Poisson given J ≥ 1 failures out of the live groups."""
-        out = np.zeros_like(n)
-        prob = np.ones_like(n)
-        q = np.zeros_like(n)
-        for _ in range(24):
-            a = n * h_r
-            e2 = -np.expm1(-a)
-            prob = prob * e2
-            out = out + prob
-            q = retry1 * e2
-            prob = prob * retry1
-            n = np.maximum(n - a / np.maximum(e2, 1e-12), 1.0)
-        # the rest of the chain at the last ratio (a geometric tail)
-        return out + prob * q / np.maximum(1.0 - q, 1e-12)
+        return after_retry(n, h_r, retry1)
 
     def first_failures(n: np.ndarray, x: np.ndarray) -> np.ndarray:
         """J, the failures of an event attempt (Poisson given J ≥ 1) over exposure x."""
@@ -174,8 +200,7 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
         retried with probability ρ0 (spare+repair's S grows from 1 and rebalance recomputes:
         always; drop: never), and a hit retry is an event of state 1 (retried with ρ1, hit
         again with e2)."""
-        more = retry0 * after(np.maximum(N - first_failures(np.full_like(T0, float(N)), T0), 1.0),
-                              retry1)
+        more = retry0 * after(n_tr, retry1)
         retries = retry0 + retry1 * more
         # the rest of the step after the notice: half a compute less half a unit for a notice
         # inside the compute, a whole compute for one at the next step's first poll
@@ -184,18 +209,22 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
             + (retries - retry0) * (patch1 + ta)
         return 1.0 + more, rest
 
+    n_tr = np.maximum(N - first_failures(np.full_like(T0, float(N)), T0), 1.0)
+    h_base = expo(comp1 + ta)
+    h_parts = [expo(np.full_like(T0, d_)) for d_ in (s_rj, fetch if fetch_on else 0.0,
+                                                      (f - 1.0) * ta + s)]
     retry1 = _retry_prob(method, p1, n1 * expo(x1))
     ev0, r01 = transition(retry1)
     c1 = np.maximum(1.0 - pi0 - nu01 * r01, 0.0) / T1
     ev1 = e1
-    for _ in range(16):
+    for _ in range(_FIXED_POINT_ITERS):
+        T_prev = T1
         # P(≥ 1 failure in the first attempt's exposure), over the law of that exposure: a
         # rejoin stall, a fetch and the previous step's committed event (its stall and
         # shortened all-reduce) are there or not (E[e^(−Λ)] of independent two-point parts)
-        surv = np.exp(-n1 * expo(comp1 + ta))
-        for p_, d_ in ((q_rj, s_rj), (q_fetch, fetch if fetch_on else 0.0),
-                       (np.minimum(commit_ev, 1.0), (f - 1.0) * ta + s)):
-            surv = surv * (1.0 - p_ + p_ * np.exp(-n1 * expo(np.full_like(surv, d_))))
+        surv = np.exp(-n1 * h_base)
+        for p_, h_ in zip((q_rj, q_fetch, np.minimum(commit_ev, 1.0)), h_parts, strict=True):
+            surv = surv * (1.0 - p_ + p_ * np.exp(-n1 * h_))
         e1 = 1.0 - surv
         retry1 = _retry_prob(method, p1, n1 * expo(x1))
         ev1 = e1 * (1.0 + retry1 * after(np.maximum(n1 - first_failures(n1, x1), 1.0), retry1))
@@ -226,6 +255,8 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
         q_b = np.clip((1.0 - e_T - e_R + e_max) / np.maximum(1.0 - e_R, 1e-300), 0.0, 1.0)
         batches = c1 * q_b + nu01 * -np.expm1(-lam_lag * np.maximum(T0 + r01 - rejoin_s, 0.0))
         q_rj = np.clip((batches - nu01) / np.maximum(c1, 1e-300), 0.0, 1.0)
+        if np.max(np.abs(T1 - T_prev) / T1) < 1e-10:
+            break
     st = StepModel()
     c = c0 + nu01 + c1
     st.c0, st.nu01, st.c1, st.pi0, st.T0, st.T1, st.r01 = c0, nu01, c1, pi0, T0, T1, r01
