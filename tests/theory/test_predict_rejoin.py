@@ -205,3 +205,44 @@ def test_grid_is_a_latin_design_and_the_tables_add_up():
     assert tab.err_model_pct.iloc[0] == pytest.approx(100 * (model / 1.25 - 1))
     summary = vr.rejoin_error_summary(tab)
     assert summary.points.tolist() == [1, 1]
+
+
+@pytest.mark.parametrize("method,r,rel", [("ckpt", 1, 3e-4), ("rep", 3, 3e-4),
+                                          ("elastic-drop", 1, 3e-4), ("spare+repair", 3, 3e-4),
+                                          ("elastic-rebalance", 1, 3e-4), ("spare", 6, 5e-3)])
+def test_job_wide_failures_against_the_renewal_closed_form(method, r, rel):
+    """With no group failures, job-wide failures at rate ν are the textbook case: each segment of
+    C steps and its checkpoint (length L) takes (e^(νL) − 1)(1/ν + δ + T_r) on average (δ the
+    detection time plus the attempt the failure interrupts: half a compute and the shortened
+    all-reduce). The chain over the checkpoint lattice gives it to 3e-4 (interpolation of
+    e^(−ντ) on the cycle's grid); SPARe+CKPT's cycle takes its delay at the end of its grid,
+    where the stack has deepened: 0.5 %."""
+    N, steps, C, nu, d = 200, 2000, 50, 1 / 20000.0, 120.0
+    cfg = cfg600k(N, steps=steps, system_mtbf_s=1e13, rejoin_s=600.0, jitter_sigma=0.0)
+    p = predict(method, N, r, C, cfg, job_mtbf_s=1 / nu, detect_s=d)
+    depth = r if method == "rep" else 1
+    L = C * (64.0 * depth + cfg.allreduce_s) + cfg.checkpoint_s
+    delay = 0.5 * 64.0 * depth + 0.5 * cfg.allreduce_s + d
+    closed = steps // C * math.expm1(nu * L) * (1 / nu + delay + cfg.restart_s) + cfg.checkpoint_s
+    assert p.total_s == pytest.approx(closed, rel=rel)
+    assert p.restarts == pytest.approx(steps // C * math.expm1(nu * L), rel=5 * rel)
+    none = predict(method, N, r, C, cfg)
+    assert predict(method, N, r, C, cfg, job_mtbf_s=math.inf).as_dict() == none.as_dict()
+    assert predict(method, N, r, C, cfg, job_mtbf_s=1e15).ttt_over_t0 == pytest.approx(
+        none.ttt_over_t0, rel=1e-6)
+
+
+def test_job_wide_failures_in_the_batch_and_bad_values():
+    from spare_lib.theory.predict import predict_batch
+
+    cfg = cfg600k(100, steps=1000, rejoin_s=600.0)
+    b = predict_batch(("spare", "elastic-drop"), 100, [4], [20, 100], cfg, job_mtbf_s=7200.0,
+                      detect_s=60.0)
+    for method, out in b.items():
+        for j, C in enumerate((20, 100)):
+            assert out.ttt_over_t0[0, j] == predict(method, 100, int(out.r[0]), C, cfg,
+                                                    job_mtbf_s=7200.0, detect_s=60.0).ttt_over_t0
+    with pytest.raises(ValueError, match="job_mtbf_s"):
+        predict("spare", 100, 4, 20, cfg, job_mtbf_s=0.0)
+    with pytest.raises(ValueError, match="detect_s"):
+        predict("spare", 100, 4, 20, cfg, job_mtbf_s=7200.0, detect_s=-1.0)

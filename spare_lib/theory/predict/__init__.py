@@ -37,6 +37,9 @@ rejoin_model
 grid
     Optimisation with the model: :func:`optimise_checkpoint`, :func:`recommend`,
     :func:`optimum_curve`.
+jobwide
+    Job-wide failures (a Poisson stream of global restarts every method pays, with a detection
+    time): one more term of every cycle's hazard, off by default.
 batch
     :func:`predict_batch`: every (method, r, C) of one cluster as arrays, the chain for all C in
     one numba call (design searches).

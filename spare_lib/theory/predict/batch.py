@@ -32,6 +32,7 @@ from spare_lib.stacking.layout import max_ruler_r
 from spare_lib.theory.predict.chain import _A, _ELAST, _GT, _LAST, _MAX_STATES, _RW, _chain_kernel
 from spare_lib.theory.predict.curves import _Cfg, _cfg_key
 from spare_lib.theory.predict.cycle import NoTrainingCycle, _cycles
+from spare_lib.theory.predict.jobwide import check_job, laws_with_job_failures
 from spare_lib.theory.predict.model import MECHANISMS, METHODS, REJOIN_METHODS
 from spare_lib.theory.predict.rejoin_model import rejoin_key, rejoin_laws
 
@@ -192,7 +193,8 @@ def _laws(method: str, N: int, r: int, key: tuple, config: Any, steps: int, layo
 
 def predict_batch(methods: Sequence[str], N: int, r_values: Iterable[int],
                   C_values: Iterable[int | None], config: Any, *, layout: str = "ruler",
-                  max_states: int = _MAX_STATES) -> dict[str, BatchPrediction]:
+                  max_states: int = _MAX_STATES, job_mtbf_s: float = math.inf,
+                  detect_s: float = 0.0) -> dict[str, BatchPrediction]:
     """TTT/T0 of every (method, r, C) on one cluster, as arrays.
 
     Parameters
@@ -213,6 +215,8 @@ def predict_batch(methods: Sequence[str], N: int, r_values: Iterable[int],
     max_states : int
         States of the chain at most (≥ 8): 512, :func:`~spare_lib.theory.predict.predict`'s;
         fewer is faster and coarser for small C.
+    job_mtbf_s, detect_s : float
+        Job-wide failures, as for :func:`~spare_lib.theory.predict.predict`.
 
     Returns
     -------
@@ -238,6 +242,7 @@ def predict_batch(methods: Sequence[str], N: int, r_values: Iterable[int],
     if not isinstance(max_states, (int, np.integer)) or max_states < 8:
         raise ValueError(f"max_states must be an integer >= 8, got {max_states!r}")
     C_arr = np.asarray(Cs, dtype=np.int64)
+    nu, detect = check_job(job_mtbf_s, detect_s)
     r_values = list(r_values)
     N, steps = int(N), int(config.steps)
     key = _cfg_key(config)
@@ -255,6 +260,7 @@ def predict_batch(methods: Sequence[str], N: int, r_values: Iterable[int],
                 laws = _laws(method, N, r, key, config, steps, layout)
             except NoTrainingCycle:
                 continue
+            laws = laws_with_job_failures(laws, nu, detect)[0]
             cyc = [c for _, _, c in laws]
             off = np.cumsum([0] + [c.tau.size for c in cyc]).astype(np.int64)
             res = np.empty((4, C_arr.size))

@@ -45,6 +45,7 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -63,6 +64,7 @@ from spare_lib.theory.predict.cycle import (
     _time_to,
 )
 from spare_lib.theory.predict.cycle import clear_caches as _clear_caches
+from spare_lib.theory.predict.jobwide import check_job, with_job_failures
 from spare_lib.theory.predict.rejoin import REJOIN_METHODS
 from spare_lib.theory.predict.rejoin_model import clear_caches as _clear_rejoin_caches
 from spare_lib.theory.predict.rejoin_model import rejoin_fields, rejoin_key
@@ -184,7 +186,8 @@ class Prediction:
 
 def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
             layout: str = "ruler", mu_convention: str = "index",
-            mechanisms: tuple[str, ...] | None = None) -> Prediction:
+            mechanisms: tuple[str, ...] | None = None, job_mtbf_s: float = math.inf,
+            detect_s: float = 0.0) -> Prediction:
     """Predict TTT/T0, availability and overhead of one configuration (module docstring).
 
     Parameters
@@ -212,6 +215,10 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     mu_convention : {'index', 'endured'}
         Convention of the reported ``mu`` (see :func:`mu_in_convention`); the model itself uses
         the whole law of the wiping index.
+    job_mtbf_s, detect_s : float
+        Job-wide failures (:mod:`~spare_lib.theory.predict.jobwide`): a Poisson stream of
+        global restarts from the last checkpoint with this mean time between them, each noticed
+        ``detect_s`` after it while every group waits; ∞ (the default): none.
     mechanisms : tuple of str or None
         Mechanisms switched on (default: all of :data:`MECHANISMS`). Off: 'barrier' → no
         jitter; 'restart_windows' → a restart lasts exactly T_r, nobody pre-fails;
@@ -257,17 +264,25 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     if steps < 1:
         raise ValueError(f"config.steps must be >= 1, got {steps}")
     key = _cfg_key(config)
+    nu, detect = check_job(job_mtbf_s, detect_s)
     if method in REJOIN_METHODS:
         if mech != MECHANISMS:
             raise ValueError(f"mechanisms must be None (all) for method={method!r}, got {mech}")
         rcfg = rejoin_key(config)
         if method == "spare+repair" and rcfg[0] == float("inf"):  # never rejoins: SPARe+CKPT
-            p = predict("spare", N, r, C, config, layout=layout, mu_convention=mu_convention)
+            p = predict("spare", N, r, C, config, layout=layout, mu_convention=mu_convention,
+                        job_mtbf_s=job_mtbf_s, detect_s=detect_s)
             return Prediction(**{**p.as_dict(), "method": method})
-        return Prediction(**rejoin_fields(method, N, r, C, key, rcfg, steps, layout))
+        return Prediction(**rejoin_fields(method, N, r, C, key, rcfg, steps, layout,
+                                          job=(nu, detect)))
     cfg = _Cfg(key)
     ckpt_per_step = cfg.checkpoint_s / C if C else 0.0
     R, windows, prefail, first, ss, transient, t_eq = _cycles(method, N, r, layout, mech, key)
+    p_job = 0.0
+    if nu > 0.0:  # job-wide failures: one more term of every cycle's hazard
+        first, _ = with_job_failures(first, nu, detect)
+        ss, p_job = with_job_failures(ss, nu, detect)
+        transient = [(t, Rt, with_job_failures(c, nu, detect)[0]) for t, Rt, c in transient]
     # ---- the run: the first cycle (fresh clocks from t = 0), then restart + cycle units
     # (transient restarts, then equilibrium), as a chain over the checkpoint lattice ----
     run = _run_on_lattice([(0.0, 0.0, first)] + transient + [(t_eq, R, ss)], C, steps,
@@ -288,7 +303,7 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     if method != "ckpt":
         masked = restarts * max(fails_cycle - 1.0, 0.0) + P1 * float(first.n_surv[-1])
         shrink_total = cfg.shrink_s * masked
-    down = run["restart_time"] + shrink_total
+    down = run["restart_time"] + shrink_total + restarts * p_job * detect
     t0 = steps * (cfg.compute_per_stack_s + cfg.allreduce_s)
     # overhead: mean depth over committed steps (steps weighted by the survival)
     if method == "spare":

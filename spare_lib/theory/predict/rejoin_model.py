@@ -20,6 +20,7 @@ import numpy as np
 from spare_lib.theory.predict.chain import _run_on_lattice
 from spare_lib.theory.predict.curves import _Cfg, _clock, _law_curves, _law_key
 from spare_lib.theory.predict.cycle import _checkpointed_progress, _time_to
+from spare_lib.theory.predict.jobwide import laws_with_job_failures
 from spare_lib.theory.predict.rejoin import _rejoin_cycle, _tables
 from spare_lib.theory.predict.rejoin_law import clear_caches as _clear_law_caches
 from spare_lib.theory.predict.rejoin_law import first_process, restart_processes
@@ -142,16 +143,21 @@ def rejoin_laws(method: str, N: int, r: int, key: tuple, rcfg: tuple, steps: int
 
 
 def rejoin_fields(method: str, N: int, r: int, C: int | None, key: tuple, rcfg: tuple,
-                  steps: int, layout: str = "ruler") -> dict[str, Any]:
+                  steps: int, layout: str = "ruler",
+                  job: tuple[float, float] = (0.0, 0.0)) -> dict[str, Any]:
     """Fields of the :class:`~spare_lib.theory.predict.model.Prediction` of a rejoining method
-    (validated inputs; see :func:`spare_lib.theory.predict.predict`)."""
+    (validated inputs; see :func:`spare_lib.theory.predict.predict`); ``job``: the rate and
+    detection time of job-wide failures (:mod:`.jobwide`)."""
     cfg = _Cfg(key)
     laws, cy = rejoin_laws(method, N, r, key, rcfg, steps, layout)
-    first = cy["first"]
+    laws, p_jobs = laws_with_job_failures(laws, *job)
+    first, ss = laws[0][2], laws[-1][2]  # (under job-wide failures: their grids are finer)
     ckpt = cfg.checkpoint_s / C if C else 0.0
-    ss, R = cy["steady"], cy["restart_s"]
+    R = cy["restart_s"]
     run = _run_on_lattice(laws, C, steps, ckpt)
-    first_c, ss_c = first.with_checkpoints(ckpt), ss.with_checkpoints(ckpt)
+    # the averages below weigh the step models, on the cycles' own grids
+    first_c = cy["first"].with_checkpoints(ckpt)
+    ss_c = cy["steady"].with_checkpoints(ckpt)
     t_all1, _P1 = _time_to(first_c, steps)
     total = run["time"] + (cfg.checkpoint_s if C else 0.0)
     restarts = run["restarts"]
@@ -179,9 +185,10 @@ def rejoin_fields(method: str, N: int, r: int, C: int | None, key: tuple, rcfg: 
     wst = ss.trapz(ss.G * ss.rate)
     t0 = steps * (cfg.compute_per_stack_s + cfg.allreduce_s)
     exs = cy["extras_steady"]
-    fails_cycle = float(ss.trapz(exs["lam"] * ss.G) + N * cy["prefail"])
+    ss0 = cy["steady"]
+    fails_cycle = float(ss0.trapz(exs["lam"] * ss0.G) + N * cy["prefail"])
     n_ckpt = float(-(-steps // C)) if C else 0.0
-    down = run["restart_time"] + stall_total
+    down = run["restart_time"] + stall_total + restarts * p_jobs[-1] * job[1]
     return dict(
         method=method, N=N, r=r, C=C, ttt_over_t0=total / t0, availability=1.0 - down / total,
         overhead=overhead,
