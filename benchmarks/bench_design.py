@@ -15,8 +15,8 @@ It times, each the median of ``--repeat`` interleaved runs:
 * **cold** — every memo cleared (:func:`~spare_lib.theory.predict.clear_caches`): the failure
   laws' curves, the cycles of every (method, N, r), then the chain for every C (the search a
   user runs once per job);
-* **warm** — the same grid again, the cycles cached: the chain over the checkpoint lattice for
-  every C (a search over C, or a new run length... of a job already seen);
+* **warm** — the same grid again, the cycles cached: only the chain over the checkpoint lattice
+  for every C (a second search over C on clusters already seen);
 * **warm, coarse chain** — the same with the chain on 64 states instead of 512 (TTT/T0 within
   the printed tolerance of the exact chain; the best plan per method is compared).
 
