@@ -81,7 +81,7 @@ MODELS: dict[str, tuple[str, str, str]] = {
                 "theory.predict, the semi-analytic time-to-train model (barrier over N jittered "
                 "groups, restart windows, renewed Weibull clocks, rework, failure events with "
                 "patch compute; docs/predictive_model.md); C per r is the model's argmin "
-                "(theory.predict_grid.optimise_checkpoint)"),
+                "(theory.predict.optimise_checkpoint)"),
 }
 #: SPARe layouts the predictive model covers (the others fall back to the finite closed forms).
 PREDICT_LAYOUTS = ("ruler", "consecutive")
@@ -390,7 +390,7 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
 def _predict_point(spec: ClusterSpec, method: str, r: int, layout: str,
                    steps: int) -> ClosedFormPoint:
     from spare_lib.theory.predict import NoTrainingCycle
-    from spare_lib.theory.predict_grid import optimise_checkpoint
+    from spare_lib.theory.predict import optimise_checkpoint
 
     try:
         C, p = optimise_checkpoint(method, spec.N, r, spec.cluster_config(steps=steps),
