@@ -72,8 +72,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not spec_m.redundancy and args.r not in (None, 1):
         raise CliError(f"--r must be 1 with --method {args.method} ({spec_m.label} has no "
                        f"redundancy), got {args.r}")
-    if args.method == "ckpt" and args.no_checkpoint:
-        raise CliError("--no-checkpoint does not apply to --method ckpt (CKPT-only is checkpoints)")
+    if spec_m.family == "checkpoint" and args.no_checkpoint:
+        raise CliError(f"--no-checkpoint does not apply to --method {args.method} ({spec_m.label} "
+                       "is checkpoints only)")
     for name in STRATEGY_KNOBS + LAYOUT_KNOBS + ("exact_patch",):
         k = KNOBS[name]
         if k.methods != ("all",) and knob_given(args, name) and args.method not in k.methods:
