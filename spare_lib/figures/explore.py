@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-import io
 import math
 import time
 from dataclasses import dataclass
@@ -41,9 +40,16 @@ from typing import Any
 from spare_lib import theory as th
 from spare_lib.cluster.planning import ClusterSpec, PlanRequest, PlanResult, cluster_spec, run_plan
 from spare_lib.cluster.planning.printing import cluster_line, model_rows, verdict_lines
+from spare_lib.figures.plan_figure import (
+    Y_SPAN,
+    clip_r,
+    format_ttt,
+    make_plan_figure,
+    make_planner_png,
+    method_range,
+)
 from spare_lib.registry.knobs import KNOBS
 from spare_lib.registry.methods import METHODS, PAPER_METHODS, check_methods
-from spare_lib.registry.methods import method as method_spec
 
 #: The paper's N = 600 configuration with the closed forms' preset T_a = N/100 s: the point of
 #: the figure ``explore_default`` (keyword arguments of :func:`cluster_spec`).
@@ -58,27 +64,42 @@ INPUT_KNOBS = ("gpus", "gpus_per_group", "gpu_mtbf_s", "system_mtbf_s", "restart
 #: Knobs the controls show in another unit: the unit of one of the knob's registry aliases.
 SHOWN_IN = {"gpu_mtbf_s": "h", "system_mtbf_s": "min", "restart_s": "min"}
 
-#: TTT/T0 axis of the curves: at most this many times the best method's (a method that never
-#: trains, CKPT-only at 600k GPUs, is named in the legend as off the scale).
-Y_SPAN = 6.0
-
-#: Colours of the methods the paper's style (:data:`~spare_lib.figures.style.METHOD_STYLE`) does
-#: not name (Okabe–Ito, colour-blind safe).
-_EXTRA_STYLE = ({"color": "#009E73", "marker": "D", "linestyle": "-."},
-                {"color": "#CC79A7", "marker": "P", "linestyle": "--"},
-                {"color": "#E69F00", "marker": "v", "linestyle": ":"},
-                {"color": "#56B4E9", "marker": "s", "linestyle": "-."})
+def _shown(name: str) -> Any:
+    """The registry alias (:class:`~spare_lib.registry.knobs.Alias`) knob ``name`` is shown in,
+    None for its own unit (StopIteration if the registry does not declare the alias)."""
+    unit = SHOWN_IN.get(name)
+    return None if unit is None else next(a for a in KNOBS[name].aliases if a.unit == unit)
 
 
 def unit_factor(name: str) -> float:
-    """Seconds per unit of the control of knob ``name``: the factor of the registry alias in
-    :data:`SHOWN_IN` (1 for a knob shown in its own unit).
+    """Seconds (the knob's unit) per unit of knob ``name``'s control (:data:`SHOWN_IN`).
 
     >>> unit_factor("gpu_mtbf_s"), unit_factor("restart_s"), unit_factor("checkpoint_s")
     (3600.0, 60.0, 1.0)
     """
-    unit = SHOWN_IN.get(name)  # StopIteration if the registry did not declare the alias
-    return 1.0 if unit is None else next(a.factor for a in KNOBS[name].aliases if a.unit == unit)
+    a = _shown(name)
+    return 1.0 if a is None else a.factor
+
+
+def input_flag(name: str) -> str:
+    """The ``spare plan`` flag of knob ``name`` in its control's unit (:data:`SHOWN_IN`).
+
+    >>> input_flag("gpu_mtbf_s"), input_flag("restart_s"), input_flag("checkpoint_s")
+    ('--gpu-mtbf-hours', '--restart-min', '--checkpoint-s')
+    """
+    a = _shown(name)
+    return KNOBS[name].cli_flag if a is None else a.flag
+
+
+def input_label(name: str) -> str:
+    """A control's label: its :func:`input_flag` and, for a quantity, the registry's unit.
+
+    >>> input_label("gpu_mtbf_s"), input_label("gpus"), input_label("allreduce")
+    ('--gpu-mtbf-hours [h]', '--gpus [GPUs]', '--allreduce')
+    """
+    a, unit = _shown(name), KNOBS[name].unit
+    unit = unit if a is None else a.unit
+    return input_flag(name) if unit in ("", "1") else f"{input_flag(name)} [{unit}]"
 
 
 def _arg(v: Any) -> str:
@@ -171,18 +192,6 @@ def planner_inputs(strategies: str | tuple[str, ...] = "paper", **knobs: Any) ->
     return PlannerInputs(methods=methods, **{k: v for k, v in knobs.items() if v is not None})
 
 
-def method_range(res: PlanResult, name: str) -> tuple[int, int]:
-    """Smallest and largest r on the fast model's curve of method ``name``."""
-    rs = [p.r for p in res.fast.curves[name]]
-    return min(rs), max(rs)
-
-
-def clip_r(res: PlanResult, name: str, r: int) -> int:
-    """``r`` clipped to the method's curve (:func:`method_range`; r = 1 without redundancy)."""
-    lo, hi = method_range(res, name)
-    return int(min(max(int(r), lo), hi))
-
-
 def headline(res: PlanResult) -> str:
     """The verdict across methods in one sentence (``res.verdict.statement``)."""
     return res.verdict.statement
@@ -201,7 +210,7 @@ def method_lines(res: PlanResult, name: str, r: int) -> list[str]:
 
     def at(p: Any) -> str:
         return (f"checkpoint every {p.checkpoint_steps:,} steps ({p.checkpoint_period_s:.0f} s), "
-                f"A* = {100 * p.availability:.1f} %, TTT/T0 = {_ttt(p.ttt_over_t0)}")
+                f"A* = {100 * p.availability:.1f} %, TTT/T0 = {format_ttt(p.ttt_over_t0)}")
 
     out = [f"{best.label}, {res.fast.source}'s optimum: r = {best.r}, {at(best)}"]
     lo, hi = method_range(res, name)
@@ -212,10 +221,6 @@ def method_lines(res: PlanResult, name: str, r: int) -> list[str]:
                else math.nan)
         out.append(f"your r = {r}: {at(p)} ({100 * rel:+.1f} % against r = {best.r})")
     return out
-
-
-def _ttt(v: float) -> str:
-    return "inf" if not math.isfinite(v) else (f"{v:.3f}" if v < 1000 else f"{v:.4g}")
 
 
 def _table_html(rows: list[dict[str, Any]], cls: str) -> str:
@@ -251,89 +256,6 @@ def recommendation_html(res: PlanResult, name: str, r: int) -> str:
             + _table_html(model_rows(res), "spare-model-table")
             + "<details><summary>assumptions and notes of this plan</summary>"
             + f"<ul style='margin:0.2em 0'>{''.join(notes)}</ul></details>")
-
-
-def make_plan_figure(res: PlanResult, name: str | None = None, r: int | None = None) -> Any:
-    """The fast model's TTT/T0 (log scale, at most :data:`Y_SPAN` times the best; a method
-    above is named in the legend) and availability A* against r of every method of ``res``:
-    stars at each method's optimum, methods without r as horizontal lines, the selected method's
-    ``r`` dotted. Returns a matplotlib Figure."""
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, MaxNLocator, NullFormatter
-
-    from spare_lib.figures.style import METHOD_STYLE, PAGE_IN
-
-    fast = res.fast
-    fig, (ax_j, ax_a) = plt.subplots(1, 2, figsize=(PAGE_IN, 2.6))
-    finite = [p.ttt_over_t0 for n in res.request.methods for p in fast.curves[n]
-              if math.isfinite(p.ttt_over_t0)]
-    low = min(finite) if finite else 1.0
-    top = min(max(finite), Y_SPAN * low) if finite else 10.0
-    for n in res.request.methods:
-        best, curve, label = fast.best(n), fast.curves[n], method_spec(n).label
-        sty = METHOD_STYLE.get(label, _EXTRA_STYLE[list(METHODS).index(n) % len(_EXTRA_STYLE)])
-        if best.ttt_over_t0 > top:
-            label += f" (TTT/T0 {_ttt(best.ttt_over_t0)}, off scale)"
-        if not method_spec(n).redundancy:
-            for ax, v in ((ax_j, best.ttt_over_t0), (ax_a, 100 * best.availability)):
-                if math.isfinite(v):
-                    ax.axhline(v, color=sty["color"], linestyle=sty["linestyle"], label=label)
-            continue
-        rs = [p.r for p in curve]
-        for ax, key, scale in ((ax_j, "ttt_over_t0", 1.0), (ax_a, "availability", 100.0)):
-            ax.plot(rs, [scale * getattr(p, key) for p in curve], color=sty["color"],
-                    marker=sty["marker"], linestyle=sty["linestyle"], markersize=3, label=label)
-            ax.plot([best.r], [scale * getattr(best, key)], marker="*", markersize=11,
-                    color=sty["color"], markeredgecolor="k", linestyle="none")
-    if name is not None and r is not None and method_range(res, name)[1] > 1:
-        q = fast.point(name, clip_r(res, name, r))  # the selected point, circled
-        for ax, v in ((ax_j, q.ttt_over_t0), (ax_a, 100 * q.availability)):
-            ax.axvline(q.r, color="0.5", linestyle=":", linewidth=1)
-            ax.plot([q.r], [v], marker="o", markersize=10, markerfacecolor="none",
-                    markeredgecolor="k", linestyle="none")
-    ax_j.set_yscale("log")
-    ax_j.set_ylim(low / 1.05, top * 1.1)
-    ax_j.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax_j.yaxis.set_minor_formatter(NullFormatter())
-    ticks: list[float] = []
-    for t in (1, 1.1, 1.25, 1.5, 2, 2.5, 3, 4, 5, 7, 10, 15, 20, 30, 50, 100):
-        if low / 1.05 <= t <= top * 1.1 and (not ticks or t / ticks[-1] >= 1.3):
-            ticks.append(t)
-    if len(ticks) >= 2:
-        ax_j.set_yticks(ticks)
-    src = "predictive model" if fast.source == "model" else "closed forms, Eq. 7"
-    ax_j.set_ylabel(f"TTT / T0 ({src})")
-    ax_a.set_ylabel("availability A* (%)")
-    ax_a.set_ylim(0, 100)
-    for ax in (ax_j, ax_a):
-        ax.set_xlabel("redundancy r")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax_a.legend(loc="lower right", fontsize="x-small")
-    c, b = res.request.spec, res.verdict.best
-    fig.suptitle(f"N = {c.N:,}, m = {res.model_spec.system_mtbf_s / 60:.3g} min, T_r = "
-                 f"{c.restart_s / 60:.3g} min, T_s = {c.checkpoint_s:.3g} s: best "
-                 f"{b.label} (r = {b.r}, {res.verdict.source})", fontsize="small")
-    fig.subplots_adjust(left=0.09, right=0.985, bottom=0.17, top=0.88, wspace=0.28)  # fixed:
-    return fig  # a tight layout would cost a draw per redraw
-
-
-def make_planner_png(res: PlanResult, name: str | None = None, r: int | None = None,
-                     dpi: int = 110) -> bytes:
-    """PNG of :func:`make_plan_figure` in the paper's style, drawn to bytes (not through the
-    notebook's matplotlib backend), so it looks the same in JupyterLab, in Voilà and under
-    ``MPLBACKEND=Agg``."""
-    import matplotlib.pyplot as plt
-
-    from spare_lib.figures.style import style
-
-    buf = io.BytesIO()
-    with style():
-        fig = make_plan_figure(res, name, r)
-        try:
-            fig.savefig(buf, format="png", dpi=dpi, bbox_inches=None)
-        finally:
-            plt.close(fig)
-    return buf.getvalue()
 
 
 def simulate_plan(inputs: PlannerInputs, *, trials: int, steps: int | str, seed: int,
@@ -440,38 +362,36 @@ class Planner:
 
     @staticmethod
     def _controls(w: Any, x: PlannerInputs, method: str) -> dict[str, Any]:
-        style, lay = {"description_width": "10em"}, w.Layout(width="24em")
+        style, lay = {"description_width": "13em"}, w.Layout(width="26em")
 
-        def box(cls: Any, value: Any, desc: str, knob: str | None = None, **kw: Any) -> Any:
-            tip = f"{KNOBS[knob].cli_flag}: {KNOBS[knob].help}" if knob else ""
-            return cls(value=value, description=desc, style=style, layout=lay, tooltip=tip, **kw)
+        def box(cls: Any, value: Any, knob: str | None, desc: str = "", **kw: Any) -> Any:
+            """A control of knob ``knob``, labelled as spare plan's flag (:func:`input_label`)."""
+            tip = f"{input_flag(knob)}: {KNOBS[knob].help}" if knob else ""
+            return cls(value=value, description=input_label(knob) if knob else desc, style=style,
+                       layout=lay, tooltip=tip, **kw)
 
         of = "system_mtbf_s" if x.system_mtbf_s is not None else "gpu_mtbf_s"
         mtbf = x.system_mtbf_s or x.gpu_mtbf_s or KNOBS["gpu_mtbf_s"].default
-        c = {"gpus": box(w.IntText, x.gpus, "GPUs", "gpus"),
-             "gpus_per_group": box(w.IntText, x.gpus_per_group, "GPUs per group", "gpus_per_group"),
-             "mtbf_of": box(w.Dropdown, of, "MTBF given", options=[
-                 ("per GPU, hours", "gpu_mtbf_s"), ("system m, minutes", "system_mtbf_s")]),
-             "mtbf": box(w.FloatText, mtbf / unit_factor(of), "MTBF (h)" if of == "gpu_mtbf_s"
-                         else "MTBF m (min)", of),
-             "restart_min": box(w.FloatText, x.restart_s / unit_factor("restart_s"),
-                                "restart T_r (min)", "restart_s"),
-             "checkpoint_s": box(w.FloatText, x.checkpoint_s, "checkpoint T_s (s)", "checkpoint_s"),
-             "step_auto": box(w.Checkbox, x.step_s is None, "step = 64 s + T_a", indent=True),
-             "step_s": box(w.FloatText, x.step_s or 0.0, "step time (s)", "step_s",
-                           disabled=x.step_s is None),
-             "model_bytes": box(w.Text, _arg(float(x.model_bytes)), "model bytes (B)",
-                                "model_bytes"),
-             "allreduce": box(w.Dropdown, x.allreduce, "all-reduce T_a", "allreduce",
+        c = {"gpus": box(w.IntText, x.gpus, "gpus"),
+             "gpus_per_group": box(w.IntText, x.gpus_per_group, "gpus_per_group"),
+             "mtbf_of": box(w.Dropdown, of, None, "MTBF given", options=[
+                 ("per GPU", "gpu_mtbf_s"), ("system m", "system_mtbf_s")]),
+             "mtbf": box(w.FloatText, mtbf / unit_factor(of), of),
+             "restart_min": box(w.FloatText, x.restart_s / unit_factor("restart_s"), "restart_s"),
+             "checkpoint_s": box(w.FloatText, x.checkpoint_s, "checkpoint_s"),
+             "step_auto": box(w.Checkbox, x.step_s is None, None, "step = 64 s + T_a",
+                              indent=True),
+             "step_s": box(w.FloatText, x.step_s or 0.0, "step_s", disabled=x.step_s is None),
+             "model_bytes": box(w.Text, _arg(float(x.model_bytes)), "model_bytes"),
+             "allreduce": box(w.Dropdown, x.allreduce, "allreduce",
                               options=list(KNOBS["allreduce"].choices)),
-             "model": box(w.Dropdown, x.model, "fast model", "model",
-                          options=list(KNOBS["model"].choices))}
+             "model": box(w.Dropdown, x.model, "model", options=list(KNOBS["model"].choices))}
         for n, m in METHODS.items():
             c["strategy:" + n] = w.Checkbox(value=n in x.methods, description=m.label,
                                             indent=False, layout=w.Layout(width="22em"))
-        c["method"] = box(w.Dropdown, method, "selected method",
+        c["method"] = box(w.Dropdown, method, None, "selected method",
                           options=[(METHODS[n].label, n) for n in x.methods])
-        c["r"] = box(w.IntSlider, 2, "your r", min=1, max=64, continuous_update=False)
+        c["r"] = box(w.IntSlider, 2, None, "your r", min=1, max=64, continuous_update=False)
         return c
 
     def read_inputs(self) -> PlannerInputs:
@@ -497,7 +417,7 @@ class Planner:
             new, mt = change["new"], self.controls["mtbf"]
             gpu_s = s.system_mtbf_s * s.N * s.gpus_per_group
             self._busy = True
-            mt.description = "MTBF (h)" if new == "gpu_mtbf_s" else "MTBF m (min)"
+            mt.description, mt.tooltip = input_label(new), f"{input_flag(new)}: {KNOBS[new].help}"
             mt.value = (gpu_s if new == "gpu_mtbf_s" else s.system_mtbf_s) / unit_factor(new)
             self._busy = False
         self.replan()
@@ -589,7 +509,7 @@ class Planner:
 
 
 __all__ = ["DEFAULT_CLUSTER", "INPUT_KNOBS", "SHOWN_IN", "Y_SPAN", "Planner", "PlannerInputs",
-           "clip_r", "headline", "make_plan_figure", "make_planner_png",
-           "method_lines", "method_range", "planner_inputs", "recommendation_html",
-           "simulate_plan", "simulated_frame", "simulation_html",
+           "clip_r", "headline", "input_flag", "input_label", "make_plan_figure",
+           "make_planner_png", "method_lines", "method_range", "planner_inputs",
+           "recommendation_html", "simulate_plan", "simulated_frame", "simulation_html",
            "unit_factor", "verdict_html", "verdict_text"]

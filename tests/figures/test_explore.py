@@ -125,6 +125,14 @@ def test_planner_callbacks_replan_and_simulate(default):
 
     pl = Planner(trials=1, steps=60, seed=1)
     c = pl.controls
+    # every knob's control is labelled with spare plan's flag in its unit (the registry's alias)
+    flags = {"gpus": "--gpus [GPUs]", "gpus_per_group": "--gpus-per-group [GPUs]",
+             "mtbf": "--gpu-mtbf-hours [h]", "restart_min": "--restart-min [min]",
+             "checkpoint_s": "--checkpoint-s [s]", "step_s": "--step-s [s]",
+             "model_bytes": "--model-bytes [B]", "allreduce": "--allreduce", "model": "--model"}
+    assert {k: c[k].description for k in flags} == flags
+    for k, label in flags.items():  # each label is a flag of spare plan taking the box's value
+        build_parser().parse_args(["plan", label.split(" ")[0], str(c[k].value)])
     assert verdict_text(pl.result) == verdict_text(default)
     assert c["r"].value == default.fast.best("spare").r
     assert verdict_text(default).replace("'", "&#x27;") in pl.verdict.value
@@ -142,6 +150,7 @@ def test_planner_callbacks_replan_and_simulate(default):
     assert c["r"].value == 5 and not c["r"].disabled
     # the same cluster given by its system MTBF: the same plan
     c["mtbf_of"].value = "system_mtbf_s"
+    assert c["mtbf"].description == "--system-mtbf-min [min]"
     assert pl.inputs.system_mtbf_s == pytest.approx(at_200.request.spec.system_mtbf_s)
     assert pl.result.verdict.statement == at_200.verdict.statement
     c["mtbf_of"].value = "gpu_mtbf_s"
