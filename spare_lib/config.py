@@ -175,6 +175,14 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                   "table_stall_s": [0.1, 180], "calib_steps": 200, "calib_trials": 1,
                   "calib_iters": 4, "repair_cases": 1, "repair_days": 20},
     },
+    "95_design": {
+        # spare design on three jobs (every method, every power-of-two group size, fleet shares
+        # 1, 3/4, 1/2, 1/4), the 405B job again at the ends of Llama 3's MFU range. ~2 min.
+        "full": {"methods": "all", "sizes": None, "fleet_shares": [1.0, 0.75, 0.5, 0.25],
+                 "mfu_range": [0.38, 0.43]},
+        "smoke": {"methods": ["spare", "rep", "ckpt", "elastic-drop"], "sizes": [2048, 4096, 8192],
+                  "fleet_shares": [1.0, 0.5], "mfu_range": [0.38, 0.43]},
+    },
     "90_explore": {
         # Closed forms are instant; the "simulate this point" button runs SPARe+CKPT at the
         # selected r and Rep+CKPT at its closed-form r (serial, in the kernel).

@@ -156,10 +156,7 @@ def cmd_design(args: argparse.Namespace) -> int:
     print("\n".join(_table([_row(p) for p in res.pareto()])))
     for _m, why in sorted(res.skipped.items()):
         print(f"skipped: {why}")
-    b = res.best
-    print(f"\nBest: {b.label} with groups of {b.gpus_per_group} GPUs (N = {b.N}), r = {b.r}, "
-          f"C = {b.checkpoint_steps} steps: {b.days:.1f} days, {b.gpu_hours / 1e6:.2f}M GPU-hours "
-          f"(model; --simulate K checks it)")
+    print("\n" + res.best_line())
     if sim is not None:
         from spare_lib.cluster.planning.printing import verdict_lines
 

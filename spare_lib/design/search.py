@@ -108,6 +108,13 @@ class DesignResult:
         out = sorted(best.values(), key=lambda p: (p.days, p.gpu_hours))
         return out if top is None else out[:top]
 
+    def best_line(self) -> str:
+        """The one-line summary of the best plan ``spare design`` and the App print."""
+        b = self.best
+        return (f"Best: {b.label} with groups of {b.gpus_per_group} GPUs (N = {b.N}), r = {b.r}, "
+                f"C = {b.checkpoint_steps} steps: {b.days:.1f} days, {b.gpu_hours / 1e6:.2f}M "
+                "GPU-hours (model; --simulate K checks it)")
+
     def pareto(self) -> list[DesignPlan]:
         """The plans no other plan beats on both days and GPUs used, by GPUs used."""
         pts = sorted(self.ranked(), key=lambda p: (p.gpus_used, p.days))
