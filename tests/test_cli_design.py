@@ -74,3 +74,20 @@ def test_bad_jobs_exit_2_with_one_line_naming_the_flag(args, expect):
     assert len(lines) == 1 or lines[0].startswith("usage:"), p.stderr
     assert expect in lines[-1], lines[-1]
     assert "Traceback" not in p.stderr
+
+
+def test_simulate_confirms_with_the_planners_verdict():
+    """--simulate K: the best group size's top methods through run_plan (common random numbers);
+    the JSON's best and loss_vs_best are the simulation's, and its plan is a spare plan document."""
+    p = run("design", "--params", "70e9", "--tokens", "2e10", "--gpus", "1024",
+            "--tokens-per-step", "8e6", "--group-sizes", "96", "--simulate", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout)
+    assert not list(_validator().iter_errors(d))
+    sim = d["simulation"]
+    assert sim["simulated"] and sim["trials"] == 2 and sim["crn"]
+    assert d["best"] == sim["best"] and d["loss_vs_best"] == sim["loss_vs_best"]
+    assert sim["verdict"]["source"] == "simulated"
+    for v in sim["loss_vs_best"].values():  # a loss whose interval covers 0 is a tie, never a win
+        if v["ci_low"] is not None and v["ci_low"] <= 0 <= v["ci_high"]:
+            assert v["tied"]
