@@ -409,3 +409,48 @@ def test_every_flag_of_spare_plan_is_enumerated():
 def test_every_flag_acts_or_is_refused(mode: str, flag: str, logs: dict[str, str],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     assert outcome(mode, flag, logs, monkeypatch) in expected(flag, mode)
+
+
+# ------------------------------------------------------------------------------ one JSON schema
+
+#: Every mode, and the corners of the verdict: the closed forms, one trial (no interval), a
+#: cluster on which no method trains.
+SCHEMA_CASES = {**MODES,
+                "model finite": (*SMALL, "--model", "finite"),
+                "model paper": (*SMALL, "--model", "paper"),
+                "one trial": (*SMALL, "--simulate", "1", "--steps", "150", "--checkpoint-factors",
+                              "none", "--backend", "serial"),
+                "nothing trains": (*SMALL, "--restart-min", "600", "--simulate", "2", "--steps",
+                                   "50", "--run-cap-t0", "2", "--checkpoint-factors", "none",
+                                   "--backend", "serial", "--strategies", "spare,ckpt")}
+
+
+@pytest.fixture(scope="module")
+def plan_schema() -> Any:
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads((Path(__file__).resolve().parents[1] / "docs" / "plan.schema.json")
+                        .read_text())
+    Draft202012Validator.check_schema(schema)
+    return Draft202012Validator(schema)
+
+
+@pytest.mark.parametrize("case", [
+    pytest.param(c, marks=[pytest.mark.xfail(strict=True, reason="library bug: " + _BUG["str-knob"])]
+                 if c.startswith("failures") else []) for c in SCHEMA_CASES])
+def test_every_mode_json_validates_against_the_schema(case: str, plan_schema: Any,
+                                                      logs: dict[str, str]) -> None:
+    p = run("plan", *(t.format(**logs) for t in SCHEMA_CASES[case]), "--json")
+    assert p.returncode == 0, p.stderr
+    d = json.loads(p.stdout, parse_constant=lambda c: pytest.fail(f"non-strict JSON {c}"))
+    errors = sorted(plan_schema.iter_errors(d), key=lambda e: list(e.path))
+    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors[:5]]
+    assert {"best", "loss_vs_best"} <= set(d)  # at the top level, in every mode
+    assert d["best"] == d["verdict"]["best"] and d["loss_vs_best"] == d["verdict"]["loss_vs_best"]
+    assert set(d["loss_vs_best"]) == set(d["methods"])
+    assert d["simulated"] == ("--simulate" in SCHEMA_CASES[case])
+    if case == "one trial":
+        assert all(x["ci_low"] is None for x in d["loss_vs_best"].values())
+        assert "no difference is resolved" in d["verdict"]["statement"]
+    if case == "nothing trains":
+        assert not d["verdict"]["trains"] and "no method trains" in d["verdict"]["statement"]
