@@ -91,7 +91,8 @@ def test_rebalance_b1_without_rejoin_has_sparés_load_c_of_k() -> None:
     steps equals the mean of c(k) at those steps (the oracle records k per commit)."""
     N, steps = 20, 16
     trace = np.array([[64.0 * 1.5 + 150.0 * i, i] for i in range(12)])
-    cfg = cfg_(steps=steps, allreduce_s=2.0, checkpoint_s=0.0)
+    cfg = cfg_(steps=steps, allreduce_s=2.0, checkpoint_s=0.0, microbatches=1,
+               rejoin_s=float("inf"))
     res = simulate("elastic-rebalance", N, 1, None, cfg, failure_trace=trace)
     ref = oracle("elastic-rebalance", N, 1, None, cfg, [tuple(x) for x in trace.tolist()])
     loads = [load for load, _ in ref["loads"]]

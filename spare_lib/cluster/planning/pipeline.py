@@ -357,7 +357,7 @@ def _paper_checkpoints(fast: FastModel, req: PlanRequest, cands: dict[str, tuple
                          f"table), got {req.N}")
     curves = dict(fast.curves)
     for n, rs in cands.items():
-        if method_spec(n).predict and method_spec(n).redundancy:
+        if method_spec(n).paper and method_spec(n).redundancy:
             table = {r: paper_checkpoint_interval(n, req.N, r) for r in rs}
             curves[n] = tuple(dataclasses.replace(p, checkpoint_steps=table[p.r])
                               if p.r in table else p for p in curves[n])
