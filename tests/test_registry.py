@@ -69,14 +69,7 @@ def _knob_flags(cmd: str) -> list[tuple[str, str]]:
             if a.option_strings and _knob_of(a)]
 
 
-_SIM_SEED = pytest.mark.xfail(strict=True, reason="library bug: spare simulate's --seed is "
-                              "hand-written (positive_int, default 0), not generated from the "
-                              "registry: its default is not None and its range not the knob's")
-
-
-@pytest.mark.parametrize(("cmd", "flag"), [
-    pytest.param(cmd, flag, marks=[_SIM_SEED] if (cmd, flag) == ("simulate", "--seed") else [])
-    for cmd, flag in _knob_flags("plan") + _knob_flags("simulate")])
+@pytest.mark.parametrize(("cmd", "flag"), _knob_flags("plan") + _knob_flags("simulate"))
 def test_every_knob_flag_defaults_to_none(cmd, flag):
     (action,) = [a for a in _command(cmd)._actions if flag in a.option_strings]
     assert action.default is None
@@ -85,7 +78,7 @@ def test_every_knob_flag_defaults_to_none(cmd, flag):
 def test_spare_plan_without_flags_uses_the_registry_defaults():
     from spare_lib.cli.plan import request_from_args
     from spare_lib.cluster.planning import cluster_spec
-    from spare_lib.cluster.planning.fast import RUN_KNOBS
+    from spare_lib.cluster.planning import RUN_KNOBS
 
     req = request_from_args(build_parser().parse_args(["plan"]))
     assert req.spec == cluster_spec() and req.spec.run == ()
@@ -104,21 +97,19 @@ def test_spare_plan_without_flags_uses_the_registry_defaults():
 
 
 def test_spare_plan_log_defaults_are_the_registrys(tmp_path):
-    """The trace knobs the command fills in when a log is given (the namespace gets the log
-    directly: the --failures converter refuses every path, test_cli_trace)."""
+    """The trace knobs the command fills in when a log is given."""
     from spare_lib.cli.plan import _trace
 
     log = tmp_path / "log.csv"
     log.write_text("node,start,end\nn1,10,20\nn2,500,530\nn1,900,950\n")
-    args = build_parser().parse_args(["plan"])
-    args.failures = str(log)
+    args = build_parser().parse_args(["plan", "--failures", str(log)])
     t = _trace(args)
     for field, name in (("method", "failures_method"), ("law", "failures_law"),
                         ("placement", "failures_placement"), ("gpus_per_server", "gpus_per_server"),
                         ("tolerance_s", "failures_tolerance_s"), ("chunk_s", "failures_chunk_s"),
-                        ("horizon_s", "failures_horizon_s"),
                         ("checkpoint_rule", "failures_checkpoint")):
         assert getattr(t, field) == KNOBS[name].default, field
+    assert t.horizon_s is None and "failures_horizon_s" not in KNOBS  # derived, not a knob
     assert not t.gpus_per_node_given  # a generic CSV has no GPUs per node: an assumption
 
 
@@ -164,7 +155,8 @@ def test_cluster_spec_and_plan_request_default_to_the_registry():
     from spare_lib.cluster.config import allreduce_time_s
     from spare_lib.cluster.planning import ClusterSpec, PlanRequest, TraceFailures, cluster_spec
 
-    derived = {"system_mtbf_s", "gpu_mtbf_s", "allreduce_s"}  # None: derived (checked below)
+    derived = {"system_mtbf_s", "gpu_mtbf_s", "allreduce_s", "checkpoint_s"}  # None: derived
+    # (checked below)
     for name, prm in inspect.signature(cluster_spec).parameters.items():
         if prm.kind is prm.VAR_KEYWORD:
             continue
@@ -179,6 +171,8 @@ def test_cluster_spec_and_plan_request_default_to_the_registry():
         s.N, d["model_bytes"] / d["gpus_per_group"], d["allreduce"],
         bw_bytes_s=d["allreduce_bw_bytes_s"], latency_s=d["allreduce_latency_s"]))
     assert s.step_s == pytest.approx(d["compute_per_stack_s"] + s.allreduce_s)
+    assert s.checkpoint_s == pytest.approx(d["model_bytes"] / d["checkpoint_bw_bytes_s"])
+    assert s.checkpoint_s == pytest.approx(d["checkpoint_s"])  # the knob's default: the same T_s
     for f in dataclasses.fields(ClusterSpec):
         if f.default is not dataclasses.MISSING and f.name != "run":
             assert f.default == KNOBS[f.name].default, f.name
@@ -197,9 +191,9 @@ def test_cluster_spec_and_plan_request_default_to_the_registry():
     for field, name in (("method", "failures_method"), ("law", "failures_law"),
                         ("placement", "failures_placement"), ("gpus_per_server", "gpus_per_server"),
                         ("tolerance_s", "failures_tolerance_s"), ("chunk_s", "failures_chunk_s"),
-                        ("horizon_s", "failures_horizon_s"),
                         ("checkpoint_rule", "failures_checkpoint")):
         assert tf[field] == KNOBS[name].default, field
+    assert tf["horizon_s"] is None  # the first horizon: 1.5 x the slowest candidate's model TTT
 
 
 def test_every_default_is_in_its_own_range():

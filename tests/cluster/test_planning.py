@@ -491,30 +491,31 @@ def test_explore_figure_and_summary(paper_plans):
 # ------------------------------------------------------------------------------ known library bugs
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: when the model's r was not simulated "
-                   "(explicit spare_r without it), SimulatedChoice.describe prints 'its simulated "
-                   "TTT/T0 nan is +nan %' and calls it DIFFERS (spare plan --spare-r 3 prints it)")
 def test_choice_against_an_unsimulated_model_r_prints_no_nan():
     ch = results.choose("spare", [_pt(3, _around(2.0)), _pt(5, _around(2.2))], 4)
-    assert "nan" not in ch.describe()
+    text = ch.describe()
+    assert "nan" not in text and "DIFFERS" not in text
+    assert "closed form r = 4 differs by -1 and was not simulated" in text, text
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: the predictive model overflows on a cluster "
-                   "that fails every second or restarts for 1e300 s (OverflowError: cannot "
-                   "convert float infinity to integer, theory/predict_terms.py _fresh_windows) "
-                   "instead of the verdict 'no method trains on this cluster'; spare plan "
-                   "--gpu-mtbf-hours 0.5 and --restart-min 1e300 end in that traceback")
 @pytest.mark.parametrize("kw", [{"system_mtbf_s": 1.0}, {"restart_s": 1e300}])
 def test_a_cluster_that_never_trains_gets_a_verdict(kw):
     res = planning.run_plan(planning.PlanRequest(planning.cluster_spec(2000, 100, **kw)))
     assert not res.verdict.trains and "no method trains" in res.verdict.statement
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: the registry says T_s = model_bytes / "
-                   "checkpoint_bw_bytes_s unless checkpoint_s is given, but cluster_spec's "
-                   "checkpoint_s defaults to the constant 58.8 s, so --model-bytes never moves T_s")
 def test_checkpoint_time_follows_the_model_bytes():
     from spare_lib.registry.knobs import KNOBS
 
     s = planning.cluster_spec(600_000, 1000, model_bytes=2e12)
     assert s.checkpoint_s == pytest.approx(2e12 / KNOBS["checkpoint_bw_bytes_s"].default)
+    s = planning.cluster_spec(600_000, 1000, model_bytes=2e12, checkpoint_bw_bytes_s=1e11)
+    assert s.checkpoint_s == pytest.approx(20.0)
+    assert planning.cluster_spec(model_bytes=2e12, checkpoint_s=7.0).checkpoint_s == 7.0
+    from spare_lib.cli import build_parser
+    from spare_lib.cli.common import spec_from_args
+
+    args = build_parser().parse_args(["plan", "--model-bytes", "2e12"])
+    assert spec_from_args(args).checkpoint_s == pytest.approx(2e12 / 3.4e11)
+    args = build_parser().parse_args(["plan", "--model-bytes", "2e12", "--checkpoint-s", "7"])
+    assert spec_from_args(args).checkpoint_s == 7.0
