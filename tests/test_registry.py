@@ -77,8 +77,7 @@ def test_every_knob_flag_defaults_to_none(cmd, flag):
 
 def test_spare_plan_without_flags_uses_the_registry_defaults():
     from spare_lib.cli.plan import request_from_args
-    from spare_lib.cluster.planning import cluster_spec
-    from spare_lib.cluster.planning import RUN_KNOBS
+    from spare_lib.cluster.planning import RUN_KNOBS, cluster_spec
 
     req = request_from_args(build_parser().parse_args(["plan"]))
     assert req.spec == cluster_spec() and req.spec.run == ()

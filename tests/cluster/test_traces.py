@@ -200,9 +200,6 @@ def test_plan_bad_inputs_name_the_parameter(spec, trace, kwargs: dict, name: str
                                                                  "backend": "serial", **kwargs}))
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: TraceFailures does not validate horizon_s "
-                   "(the registry's failures_horizon_s is in (0, inf)): a negative first horizon "
-                   "is accepted and silently becomes one chunk; simulate_with_trace refused it")
 def test_a_negative_first_horizon_is_refused(spec, trace) -> None:
     with pytest.raises(ValueError, match="horizon_s"):
         run_plan(PlanRequest(spec, trace=TraceFailures(trace, horizon_s=-5.0), trials=1,
