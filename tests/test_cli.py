@@ -241,12 +241,6 @@ def test_readme_plan_output_is_what_the_command_prints():
     assert norm(p.stdout) == norm(block.group(2))
 
 
-_BUG_SYSTEM_MTBF = ("library bug: --system-mtbf-s and --system-mtbf-min are always refused: "
-                    "spec_from_args passes the registry default of gpu_mtbf_s along with them, and "
-                    "cluster_spec says 'give --system-mtbf-s or --gpu-mtbf-s, not both'")
-
-
-@pytest.mark.xfail(strict=True, reason=_BUG_SYSTEM_MTBF)
 @pytest.mark.parametrize("flag", [("--system-mtbf-min", "5"), ("--system-mtbf-s", "300")])
 def test_system_mtbf_flags_are_accepted(flag):
     p = run("plan", "--gpus", "2000", "--gpus-per-group", "100", *flag, "--json")
@@ -254,7 +248,6 @@ def test_system_mtbf_flags_are_accepted(flag):
     assert _strict_json(p.stdout)["cluster"]["system_mtbf_s"] == 300.0
 
 
-@pytest.mark.xfail(strict=True, reason=_BUG_SYSTEM_MTBF)
 def test_simulate_takes_the_system_mtbf():
     a = run("simulate", "--N", "200", "--system-mtbf-min", "5", "--steps", "20", "--json")
     assert a.returncode == 0, a.stderr
@@ -477,11 +470,12 @@ DOMAINS = ("--gpus", "2000", "--gpus-per-group", "20", "--domain-size", "5", "--
 
 
 def test_plan_domains_closed_form_uses_mu_correlated():
-    p = run("plan", *DOMAINS, "--layout", "domain-aware", "--rep-placement", "strided")
+    # (--rep-placement only acts with --simulate: Rep's closed form is the same either way)
+    p = run("plan", *DOMAINS, "--layout", "domain-aware")
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert "failure domains of D = 5 groups, q = 0.2 of failure events are domain events" in out
-    assert "SPARe layout domain-aware, Rep placement strided" in out
+    assert "SPARe layout domain-aware, Rep placement consecutive" in out
     assert "theory.mu_correlated(N, r, D, q, layout='domain-aware')" in out
     assert "Rep+CKPT's closed form ignores the domains" in out
     q = run("plan", *DOMAINS, "--json")
@@ -597,18 +591,14 @@ def test_domain_flags_bad_input_is_one_line(args, expect):
 
 # ------------------------------------------------------------------ issue 23: inputs of "Why"
 
-_OVERFLOW = pytest.mark.xfail(strict=True, reason="library bug: the predictive model overflows "
-                              "(OverflowError: cannot convert float infinity to integer, "
-                              "theory/predict_terms.py _fresh_windows): a traceback, exit 1")
 _SMALL_SIM = ("--gpus", "2000", "--gpus-per-group", "100", "--steps", "50", "--checkpoint-factors",
               "none", "--backend", "serial")
 
 
 @pytest.mark.parametrize("args", [
-    pytest.param(("--restart-min", "1e300"), marks=_OVERFLOW),
-    pytest.param(("--gpu-mtbf-hours", "0.5"), marks=_OVERFLOW),
-    pytest.param(("--system-mtbf-min", "0.05"), marks=pytest.mark.xfail(
-        strict=True, reason=_BUG_SYSTEM_MTBF + " (refused, but not for a reason of its own)")),
+    ("--restart-min", "1e300"),
+    ("--gpu-mtbf-hours", "0.5"),
+    ("--system-mtbf-min", "0.05"),
     (*_SMALL_SIM, "--simulate", "1"),
     ("--gpus-per-group", "300001"),
 ])

@@ -41,9 +41,6 @@ def test_strategies_text_names_the_best_and_says_when_spare_loses() -> None:
     assert any("Elastic-drop+CKPT: a failed group rejoins after rejoin_s = 600 s" in x for x in lines)
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: spare plan never passes the strategy knobs "
-                   "(--stall-s, --rejoin-s, --rejoin-stall-s, --microbatches, --fetch-s) to the "
-                   "plan: spec_from_args builds the cluster from CLUSTER_KNOBS only")
 def test_strategy_knobs_reach_the_plan() -> None:
     args = ["--gpus", "2000", "--gpus-per-group", "100", "--strategies", "elastic-rebalance"]
     p = run("plan", *args, "--stall-s", "60", "--microbatches", "2", "--json")

@@ -153,13 +153,6 @@ def test_trace_constants_match_the_library():
 
 # ------------------------------------------------------------------------------ spare plan --failures
 
-_BUG_STR_KNOB = ("library bug: every kind='str' knob flag is refused by its converter (cli/knobs.py "
-                 "parses the text with float()): '--failures must be in text, got ...', so no "
-                 "--failures FILE is accepted")
-broken = pytest.mark.xfail(strict=True, reason=_BUG_STR_KNOB)
-
-
-@broken
 def test_plan_failures_text_recommends_r_and_c(small_log):
     p = run("plan", *SMALL, "--failures", str(small_log), "--failures-time-unit", "h",
             "--failures-gpus-per-node", "8", *FAST)
@@ -177,7 +170,6 @@ def test_plan_failures_text_recommends_r_and_c(small_log):
     assert "the log's nodes hold" not in out  # --failures-gpus-per-node given: no assumption
 
 
-@broken
 def test_plan_failures_json_fitted_random_and_model_only(small_log):
     p = run("plan", *SMALL, "--failures", str(small_log), "--failures-time-unit", "h",
             "--gpus-per-server", "4", "--failures-method", "fitted", "--failures-law", "exponential",
@@ -204,35 +196,34 @@ def test_plan_failures_json_fitted_random_and_model_only(small_log):
     ("args", "expect"),
     [
         pytest.param(("--failures", "{dir}/missing.csv"),
-                     "--failures '{dir}/missing.csv': path does not exist", marks=broken),
-        pytest.param(("--failures", "{bad}"), "--failures '{bad}': row 3, column 'start'",
-                     marks=broken),
+                     "--failures '{dir}/missing.csv': path does not exist"),
+        pytest.param(("--failures", "{bad}"), "--failures '{bad}': row 3, column 'start'"),
         (("--failures-format", "csv"), "--failures-format only applies with --failures FILE"),
         (("--failures-dist", "gamma"), "unrecognized arguments: --failures-dist"),  # renamed
         pytest.param(("--failures", "{f}", "--system-mtbf-min", "5"),
-                     "--system-mtbf-min does not apply with --failures", marks=broken),
+                     "--system-mtbf-min does not apply with --failures"),
         pytest.param(("--failures", "{f}", "--weibull-shape", "2"),
                      "--weibull-shape does not apply with --failures (the log replaces the "
-                     "Weibull model)", marks=broken),
+                     "Weibull model)"),
         pytest.param(("--failures", "{f}", "--domain-fault-share", "0.2"),
-                     "--domain-fault-share does not apply", marks=broken),
+                     "--domain-fault-share does not apply"),
         pytest.param(("--failures", "{f}", "--layout", "domain-aware"),
-                     "--layout must be ruler or consecutive", marks=broken),
-        pytest.param(("--failures", "{f}", "--rep-placement", "strided"),
-                     "--rep-placement must be consecutive", marks=broken),
+                     "--layout must be ruler or consecutive"),
+        pytest.param(("--failures", "{f}", "--rep-placement", "strided", "--simulate", "2"),
+                     "--rep-placement must be consecutive"),
         pytest.param(("--failures", "{f}", "--simulate", "2", "--backend", "dask"),
-                     "--backend dask does not apply with --failures", marks=broken),
+                     "--backend dask does not apply with --failures"),
         pytest.param(("--failures", "{f}", "--failures-law", "gamma"),
-                     "--failures-law only applies with --failures-method fitted", marks=broken),
+                     "--failures-law only applies with --failures-method fitted"),
         pytest.param(("--failures", "{f}", "--failures-placement", "rack"),
-                     "--failures-placement", marks=broken),
+                     "--failures-placement"),
         pytest.param(("--failures", "{f}", "--failures-time-unit", "h", "--failures-checkpoint",
                       "paper", "--simulate", "2"),
                      "--failures-checkpoint='paper' needs N in (200, 600, 1000) (the paper's "
-                     "table), got 20", marks=broken),
+                     "table), got 20"),
         pytest.param(("--failures", "{f}", "--failures-time-unit", "h", "--spare-r", "9",
                       "--simulate", "2"),
-                     "--spare-r must be", marks=broken),
+                     "--spare-r must be"),
     ],
 )
 def test_plan_failures_bad_input_is_one_line(tmp_path, small_log, args, expect):
