@@ -621,12 +621,27 @@ def test_one_trial_says_nothing_is_resolved():
     assert "tied" not in p.stdout.split("Best (simulated)")[-1]
 
 
+def test_a_domain_share_without_domains_falls_back_to_the_closed_forms():
+    """q > 0 with D = 1 (domain events of one group, a cluster-wide renewal process): the
+    predictive model does not cover it, so the planner uses the 'finite' closed forms, as for
+    D > 1 (it used to end in the predictive model's refusal)."""
+    p = run("plan", "--gpus", "2000", "--gpus-per-group", "100", "--domain-fault-share", "0.2",
+            "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    assert d["model"] == "finite" and d["cluster"]["domain_fault_share"] == 0.2
+    assert "the predictive model does not cover domain events: the 'finite' closed forms are " \
+        "used instead" in d["model_notes"]
+
+
 @pytest.mark.xfail(strict=True, reason="library bug: flag_names turns the word 'model' of a "
                    "library message into '--model' and keeps its 'config.' prefix: 'config."
-                   "--domain-fault-share must be 0: the --model has independent group clocks only' "
-                   "(and with D = 1 the planner does not fall back to the closed forms as it does "
-                   "for D > 1)")
-def test_refusal_of_a_domain_share_without_domains_reads_well():
-    p = run("plan", "--gpus", "2000", "--gpus-per-group", "100", "--domain-fault-share", "0.2")
-    (line,) = p.stderr.strip().splitlines()
+                   "--domain-fault-share must be 0: the --model has independent group clocks "
+                   "only' (no longer reached by spare plan, which falls back to the closed forms)")
+def test_flag_names_keeps_prose_words_and_drops_the_config_prefix():
+    from spare_lib.cli.common import flag_names
+
+    line = flag_names("config.domain_fault_share must be 0: the model has independent group "
+                      "clocks only")
     assert "config." not in line and "the --model" not in line
+    assert line.startswith("--domain-fault-share must be 0")
