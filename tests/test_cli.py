@@ -219,9 +219,7 @@ def test_plan_simulate_table_says_how_far_from_closed_form():
 
 
 @pytest.mark.xfail(strict=True, reason="the README's `spare plan` example predates issue 23: its "
-                   "command uses --system-mtbf-min (refused by a library bug, "
-                   "test_system_mtbf_flags_are_accepted) and its output is the old printer's "
-                   "(README.md is not regenerated yet)")
+                   "output is the old printer's (README.md is not regenerated yet)")
 def test_readme_plan_output_is_what_the_command_prints():
     """The README's "Plan a cluster" example is real output: rerunning the command shown there
     prints the same lines (the two lines that report wall time are compared without it)."""

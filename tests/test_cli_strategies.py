@@ -83,9 +83,7 @@ def test_cli_strategy_names_match_the_library() -> None:
 
 
 @pytest.mark.xfail(strict=True, reason="the README's `spare plan --strategies` example predates "
-                   "issue 23 (the old strategies table; its --stall-s and --rejoin-stall-s are "
-                   "ignored by a library bug, test_strategy_knobs_reach_the_plan): README.md is "
-                   "not regenerated yet")
+                   "issue 23 (the old strategies table): README.md is not regenerated yet")
 def test_readme_strategies_example_is_what_the_command_prints() -> None:
     """The README's `spare plan --strategies` block is real output (wall time aside)."""
     import re
