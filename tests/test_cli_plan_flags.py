@@ -21,7 +21,7 @@ The outcome is one of
 Which flags are refused in which mode is the design of :func:`spare_lib.cli.plan.check_plan_flags`
 (:func:`expected`): a simulation flag without ``--simulate``, a method's knob when no requested
 method reads it, a log's flag without ``--failures``, a knob the log replaces. Every other flag
-must act. Cases where the library does otherwise are ``xfail(strict=True)`` with the bug named.
+must act. (The library bugs this enumeration found, once strict xfails here, are fixed.)
 
 Small and fast: N = 20 groups (200,000 GPUs in groups of 10,000: m = 15 min, so every method
 restarts within 150 steps and CKPT-only hits the run cap), 2 trials of 150 steps, serial.
@@ -96,6 +96,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "--model": ("finite",),
     "--simulate": ("1",),
     "--steps": ("100",),
+    "--max-trials": ("4",),
     "--min-restarts": ("1",),
     "--run-cap-t0": ("5",),
     "--no-common-failures": (),
@@ -118,16 +119,19 @@ VALUES: dict[str, tuple[str, ...]] = {
     "--gpus-per-server": ("4",),
     "--failures-checkpoint": ("paper",),
     "--failures-chunk-s": ("3e5",),
-    "--failures-horizon-s": ("3e4",),
     "--json": (),
     "--progress": (),
     "--no-progress": (),
 }
 
-#: Flags that only act with --simulate (refused without it), as check_plan_flags documents.
-SIMULATE_ONLY = {"--steps", "--spare-r", "--rep-r", "--r-window", "--checkpoint-factors",
-                 "--min-restarts", "--run-cap-t0", "--no-common-failures", "--workers",
-                 "--backend", "--scheduler", "--cache-dir", "--progress", "--no-progress"}
+#: Flags that only act with --simulate (refused without it), as check_plan_flags documents:
+#: the fast model reads none of them (Rep's placement is the same closed form, the seed draws
+#: nothing, the log's placement, checkpoint rule and chunks shape only the simulated failures).
+SIMULATE_ONLY = {"--steps", "--max-trials", "--spare-r", "--rep-r", "--r-window",
+                 "--checkpoint-factors", "--min-restarts", "--run-cap-t0", "--no-common-failures",
+                 "--seed", "--rep-placement", "--failures-placement", "--failures-checkpoint",
+                 "--failures-chunk-s", "--workers", "--backend", "--scheduler", "--cache-dir",
+                 "--progress", "--no-progress"}
 #: Knobs only the methods whose failed groups rejoin read (SPARe+repair, the elastic methods).
 REJOIN_ONLY = {"--rejoin-s", "--rejoin-min", "--rejoin-stall-s", "--microbatches", "--fetch-s"}
 #: Knobs a fault log replaces (refused with --failures).
@@ -154,25 +158,18 @@ def expected(flag: str, mode: str) -> frozenset[str]:
         return refused
     if flag in LOG_REPLACES and log:
         return refused
-    if flag in ("--failures-horizon-s", "--failures-placement", "--failures-checkpoint") \
-            and not sim:
-        return refused  # they shape the simulated failures and checkpoints only
     if flag == "--scheduler":  # alone: it needs --backend dask
         return refused
-    if flag == "--failures-law":  # alone: it needs --failures-method fitted
-        return refused
+    if flag in ("--failures-law", "--failures-tolerance-s"):  # alone: they need
+        return refused  # --failures-method fitted (block-bootstrap replays the log's instants)
     if flag == "--failures-system":  # a generic CSV log has no systems (LANL only)
         return refused
     if flag == "--failures-checkpoint":  # the paper's checkpoint table has no N = 20
         return refused
     if flag == "--failures-format":  # a .csv is read as the generic CSV; this is no Titan log
         return refused
-    if flag == "--seed" and not (sim or log):  # the fast model draws nothing
-        return EITHER
-    if flag in ("--progress", "--no-progress", "--rep-placement") and not sim:
-        return EITHER  # nothing to show / no effect on the fast model without domains
-    if flag in ("--domain-fault-share", "--failures-tolerance-s", "--failures-horizon-s"):
-        return EITHER  # q with D = 1; the tolerance of block-bootstrap; the first horizon
+    if flag == "--domain-fault-share":
+        return EITHER  # q with D = 1
     return acts
 
 
@@ -316,81 +313,10 @@ def outcome(mode: str, flag: str, subs: dict[str, str], monkeypatch: pytest.Monk
     return f"error {p.returncode}: {p.stderr.strip()[-300:]}"
 
 
-# ------------------------------------------------------------------------------ known bugs
-
-_BUG = {
-    "system-mtbf": "--system-mtbf-s and --system-mtbf-min are always refused: spec_from_args "
-                   "passes the registry default of gpu_mtbf_s along, and cluster_spec says 'give "
-                   "--system-mtbf-s or --gpu-mtbf-s, not both'",
-    "str-knob": "every kind='str' knob flag is refused by its converter (cli/knobs.py parses "
-                "the text with float()): '--failures must be in text, got ...', so no "
-                "--failures FILE is accepted",
-    "run-knobs": "spare plan never passes the strategy knobs (--stall-s, --rejoin-s, "
-                 "--rejoin-min, --rejoin-stall-s, --microbatches, --fetch-s) to the plan: "
-                 "spec_from_args builds the cluster from CLUSTER_KNOBS only, so they are accepted "
-                 "and ignored",
-    "common-failures": "the refusal of --no-common-failures names '--common-failures', a flag "
-                       "that does not exist (check_plan_flags uses the knob's cli_flag)",
-    "seed": "--seed without --simulate is accepted and ignored (the fast model draws nothing; "
-            "with a log the synthesized failure count does not depend on it)",
-    "progress": "--progress/--no-progress without --simulate are accepted and ignored (there is "
-                "no bar to show; --workers and --backend are refused there)",
-    "rep-placement": "--rep-placement without --simulate or failure domains is accepted and "
-                     "ignored without a note (the fast model is the same for every placement; "
-                     "--domain-size without --domain-fault-share gets a note)",
-    "tolerance": "--failures-tolerance-s is accepted and ignored with --failures-method "
-                 "block-bootstrap, the default (only the fitted synthesis reads the tolerance; "
-                 "--failures-law is refused there)",
-    "log-sim-only": "--failures-placement, --failures-checkpoint and --failures-horizon-s are "
-                    "accepted and ignored without --simulate (they shape the simulated failures "
-                    "and checkpoints; --failures-checkpoint paper is not even refused at N = 20)",
-    "horizon": "--failures-horizon-s has no effect: the first horizon is rounded up to whole "
-               "chunks (default: the log's window, longer than every run here) and the results "
-               "do not depend on it by the prefix property",
-    "format-name": "a --failures-format the log is not is refused with the loader's message, "
-                   "which names the log (--failures '...': missing column(s) ...) but not "
-                   "--failures-format",
-}
-
-
-def _known_bug(flag: str, mode: str) -> str | None:
-    """The library bug that makes (flag, mode) fail, if any (see the report of issue 23)."""
-    log, sim = mode.startswith("failures"), "simulate" in mode
-    found = []
-    if flag == "--failures" or log:
-        found.append("str-knob")  # the base of the log modes cannot run at all
-    if flag in ("--system-mtbf-s", "--system-mtbf-min") and not log:
-        found.append("system-mtbf")
-    if flag == "--stall-s" or (flag in REJOIN_ONLY and mode.startswith("strategies")):
-        found.append("run-knobs")
-    if flag == "--no-common-failures" and (log or not sim):
-        found.append("common-failures")
-    if flag == "--seed" and not sim:
-        found.append("seed")
-    if flag in ("--progress", "--no-progress") and not sim:
-        found.append("progress")
-    if flag == "--rep-placement" and not (sim or log):
-        found.append("rep-placement")
-    if flag == "--failures-tolerance-s" and log:
-        found.append("tolerance")
-    if flag in ("--failures-placement", "--failures-checkpoint", "--failures-horizon-s") \
-            and log and not sim:
-        found.append("log-sim-only")
-    if flag == "--failures-horizon-s" and log and sim:
-        found.append("horizon")
-    if flag == "--failures-format" and log:
-        found.append("format-name")
-    if not found:
-        return None
-    return "library bug: " + "; then: ".join(_BUG[k] for k in found)
-
-
 def _cases() -> Iterator[Any]:
     for mode in MODES:
         for flag in VALUES:
-            bug = _known_bug(flag, mode)
-            marks = [pytest.mark.xfail(strict=True, reason=bug)] if bug else []
-            yield pytest.param(mode, flag, marks=marks, id=f"{mode}:{flag}")
+            yield pytest.param(mode, flag, id=f"{mode}:{flag}")
 
 
 # ------------------------------------------------------------------------------ the tests
@@ -435,9 +361,7 @@ def plan_schema() -> Any:
     return Draft202012Validator(schema)
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(c, marks=[pytest.mark.xfail(strict=True, reason="library bug: " + _BUG["str-knob"])]
-                 if c.startswith("failures") else []) for c in SCHEMA_CASES])
+@pytest.mark.parametrize("case", list(SCHEMA_CASES))
 def test_every_mode_json_validates_against_the_schema(case: str, plan_schema: Any,
                                                       logs: dict[str, str]) -> None:
     p = run("plan", *(t.format(**logs) for t in SCHEMA_CASES[case]), "--json")
