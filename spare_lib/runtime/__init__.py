@@ -25,9 +25,10 @@ from typing import Any
 
 _EXPORTS = {
     "MLPTask": "model", "aggregate": "model", "serial_training": "model",
+    "shard_from_microbatches": "model", "MicrobatchEngine": "microbatch", "reference_run": "reference",
     "KillEvent": "injector", "ScheduleInjector": "injector", "WeibullInjector": "injector",
     "Injector": "injector", "PHASES": "injector",
-    "run_training": "coordinator", "reference_run": "coordinator",
+    "run_training": "coordinator",
     "TrainingRun": "coordinator", "MODES": "coordinator", "WorkerProtocolError": "pool",
 }
 
