@@ -283,3 +283,42 @@ class MicrobatchEngine:
         return {t: shard_from_microbatches(co.task, [computed[int(owner[t, j])][(t, j)]
                                                      for j in range(self.b)])
                 for t in covered}
+
+
+def verify_commit_log(run: Any, stacks: np.ndarray) -> int:
+    """Check a micro-batch run's ``commit`` events: each micro-batch exactly once, live holder.
+
+    For every committed step: every micro-batch (t, j) of every covered type has an owner that
+    was alive at the commit and holds t; dropped types have none; and the survivors computed
+    exactly (covered types) · b micro-batches, so none twice.
+
+    Parameters
+    ----------
+    run : TrainingRun
+        A run with b > 1 or SPARe+drop (those log ``commit`` events).
+    stacks : int ndarray (N, r)
+        The layout's stacks.
+
+    Returns
+    -------
+    int
+        Number of commits checked (one per committed step execution).
+
+    Raises
+    ------
+    AssertionError
+        Naming the first step and micro-batch that break the rule.
+    """
+    stacks = np.asarray(stacks)
+    commits = [e for e in run.events if e["kind"] == "commit"]
+    for c in commits:
+        owner, live, drop = np.asarray(c["owner"]), set(c["live"]), set(c["dropped_types"])
+        for t in range(owner.shape[0]):
+            for j in range(owner.shape[1]):
+                g = int(owner[t, j])
+                ok = g == -1 if t in drop else (g in live and t in stacks[g])
+                assert ok, f"step {c['step']}: micro-batch ({t}, {j}) owned by {g}"
+        n_cov = owner.shape[0] - len(drop)
+        assert c["live_computations"] == n_cov * owner.shape[1], \
+            f"step {c['step']}: {c['live_computations']} live computations for {n_cov} types"
+    return len(commits)
