@@ -68,12 +68,13 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         # timeout_s must exceed a healthy worker's answer time on a loaded box; it is what a
         # SIGSTOP-ed (hung) worker costs. Smoke skips the Weibull-clock run and takes the
         # failure-free reference in-process (the tests check it equals the 16-process run).
+        # microbatches: b of the micro-batch section (issue 25), the same kills.
         "full": {"N": 16, "r": 3, "n_steps": 60, "checkpoint_every": 8, "lr": 0.5,
                  "timeout_s": 3.0, "shard_delay_s": 0.01, "process_reference": True,
-                 "weibull_steps": 60, "weibull_mtbf_steps": 4.0},
+                 "weibull_steps": 60, "weibull_mtbf_steps": 4.0, "microbatches": 4},
         "smoke": {"N": 16, "r": 3, "n_steps": 20, "checkpoint_every": 4, "lr": 0.5,
                   "timeout_s": 1.5, "shard_delay_s": 0.01, "process_reference": False,
-                  "weibull_steps": 0, "weibull_mtbf_steps": 4.0},
+                  "weibull_steps": 0, "weibull_mtbf_steps": 4.0, "microbatches": 4},
     },
     "50_restart_dominant_regime": {
         # N = 600 groups at every cluster size; 2000 steps are enough for the restart share

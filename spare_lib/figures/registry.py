@@ -61,6 +61,11 @@ REGISTRY: tuple[FigureSpec, ...] = (
     FigureSpec("exactness_timeline", "beyond the paper", "40_exactness",
                "The SPARe run of 40_exactness per executed step: live groups, injected faults by "
                "phase, stack depth S, the wipe-out and the redone steps"),
+    FigureSpec("exactness_microbatch", "beyond the paper (issue 25: SPARe-b, SPARe+drop)",
+               "40_exactness",
+               "The same kills at b=4 micro-batches per shard: SPARe-b exactly on the failure-free "
+               "curve (max |Δθ| = 0), SPARe+drop exact until the wipe-out, elastic-drop drifting "
+               "from the first fault"),
     FigureSpec("mu_approximations", "§4 μ derivation", "30_theory",
                "Γ form, Γ form + ½ and the independent-types integral against finite-N μ, over r"),
     FigureSpec("availability_vs_checkpoint_period", "Eq. 2 (availability model)", "30_theory",
