@@ -218,8 +218,7 @@ def test_plan_simulate_table_says_how_far_from_closed_form():
     assert d["checkpoint_factors"] == [] and {pt["stage"] for pt in d["points"]} == {1}
 
 
-@pytest.mark.xfail(strict=True, reason="the README's `spare plan` example predates issue 23: its "
-                   "output is the old printer's (README.md is not regenerated yet)")
+@pytest.mark.slow  # reruns the README's full-size example (pytest -m slow)
 def test_readme_plan_output_is_what_the_command_prints():
     """The README's "Plan a cluster" example is real output: rerunning the command shown there
     prints the same lines (the two lines that report wall time are compared without it)."""

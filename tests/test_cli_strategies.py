@@ -82,8 +82,7 @@ def test_cli_strategy_names_match_the_library() -> None:
     assert request_from_args(parse([*common, "--strategies", "ckpt,spare"])).methods == ("ckpt", "spare")
 
 
-@pytest.mark.xfail(strict=True, reason="the README's `spare plan --strategies` example predates "
-                   "issue 23 (the old strategies table): README.md is not regenerated yet")
+@pytest.mark.slow  # reruns the README's full-size example (pytest -m slow)
 def test_readme_strategies_example_is_what_the_command_prints() -> None:
     """The README's `spare plan --strategies` block is real output (wall time aside)."""
     import re

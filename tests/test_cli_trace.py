@@ -237,9 +237,7 @@ def test_plan_failures_bad_input_is_one_line(tmp_path, small_log, args, expect):
 # ------------------------------------------------------------------------------ README examples
 
 
-@pytest.mark.xfail(strict=True, reason="the README's `spare plan --failures` and failure-domain "
-                   "examples predate issue 23 (--no-ckpt-only, the old printer): README.md is "
-                   "not regenerated yet")
+@pytest.mark.slow  # reruns the README's full-size example (pytest -m slow)
 def test_readme_trace_and_domain_examples_are_what_the_commands_print():
     """The README's `spare trace`, `spare plan --failures` and failure-domain examples are real
     output: rerunning each command prints the same lines (wall time aside)."""
