@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -321,7 +322,7 @@ def cmd_warm(args: argparse.Namespace) -> int:
     from spare_lib.cluster.warm import kernels_cached, uncached_kernels, warm_kernels
 
     was = kernels_cached()
-    dt = warm_kernels()
+    dt = warm_kernels(workers=2 if (os.cpu_count() or 1) >= 2 else 1)
     print(f"[spare warm] numba kernels {'loaded from the cache' if was else 'compiled and cached'} "
           f"in {dt:.0f} s")
     if args.check:

@@ -5,7 +5,8 @@ The kernels are compiled with ``cache=True`` into the keyed ``NUMBA_CACHE_DIR``
 compiles them, which takes minutes in all; later runs load them in seconds.
 :func:`warm_kernels` runs one tiny call of every family (the event core with each method, both
 barriers, traces, failure streams and domains; wipe-out sampling; RECTLR's kernels; the Monte
-Carlo of S* and μ; the predictive model; correlated failures) in one process, so that the
+Carlo of S* and μ; the predictive model; correlated failures), in one process or (``spare warm``)
+in two halves side by side, so that the
 processes that follow (CLI calls, pytest-xdist workers, process pools) load the cache instead of
 each compiling its own copy. :func:`uncached_kernels` lists every ``cache=True`` kernel of the
 package that has no cache entry: ``spare warm --check`` fails on a non-empty list, so a kernel
@@ -179,7 +180,22 @@ WARMUPS: tuple[tuple[str, Callable[[], None]], ...] = (
 )
 
 
-def warm_kernels(families: Sequence[str] | None = None) -> float:
+#: The two halves :func:`warm_kernels` compiles side by side with ``workers=2`` (about equal
+#: compile times: the event core and its samplers; the rest).
+HALVES = (("event core", "barrier samplers", "correlated failures"),
+          ("wipe-out sampling", "RECTLR", "micro-batch RECTLR",
+           "theory (Monte Carlo, predictive model)"))
+
+
+def _run_families(families: Sequence[str] | None) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for name, call in WARMUPS:
+            if families is None or name in families:
+                call()
+
+
+def warm_kernels(families: Sequence[str] | None = None, workers: int = 1) -> float:
     """Run the warm-up calls of :data:`WARMUPS` (compiling or loading the kernels); seconds.
 
     Parameters
@@ -187,18 +203,30 @@ def warm_kernels(families: Sequence[str] | None = None) -> float:
     families : sequence of str or None
         Names of :data:`WARMUPS` to run (e.g. ``("event core",)``, all a simulation needs);
         None: every family.
+    workers : int
+        1: in this process. 2: every family, the two :data:`HALVES` compiled at once, one in a
+        spawned process (numba compiles on one core; each kernel's cache entry is written by
+        whichever process compiles it, and a kernel both need is compiled twice, harmlessly).
     """
     known = [name for name, _ in WARMUPS]
     if families is not None:
         bad = sorted(set(families) - set(known))
         if bad:
             raise ValueError(f"families must be among {known}, got {bad}")
+    if workers not in (1, 2):
+        raise ValueError(f"workers must be 1 or 2, got {workers!r}")
     t = time.perf_counter()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for name, call in WARMUPS:
-            if families is None or name in families:
-                call()
+    if workers == 1 or families is not None:
+        _run_families(families)
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        rest = [name for name in known if name not in HALVES[0] + HALVES[1]]
+        with ProcessPoolExecutor(1, mp_context=mp.get_context("spawn")) as pool:
+            other = pool.submit(_run_families, HALVES[0])
+            _run_families(HALVES[1] + tuple(rest))
+            other.result()
     return time.perf_counter() - t
 
 
