@@ -17,6 +17,7 @@ from __future__ import annotations
 import collections
 import multiprocessing as mp
 import os
+import signal
 import threading
 import time
 from dataclasses import asdict
@@ -103,6 +104,14 @@ class EmuPool:
         with self._cv:
             self._all.append(p)
             self.pids.append(p.pid)
+        # ready only once it is warm and waiting (its start-up must not overlap training)
+        if not parent.poll(self.startup_timeout_s):
+            raise RuntimeError(f"a standby worker did not start within startup_timeout_s="
+                               f"{self.startup_timeout_s} s")
+        msg = parent.recv()
+        if msg[0] != "standby":
+            raise WorkerProtocolError(f"standby worker: expected a standby message, got {msg!r}")
+        with self._cv:
             self._ready.append((p, parent))
             self._cv.notify_all()
 
@@ -161,13 +170,20 @@ class EmuPool:
             return int(p.pid)
 
     def retire(self, w: int) -> None:
-        """Forget group w's process: close its pipe, kill it if needed, reap it."""
+        """Forget group w's process: close its pipe and SIGKILL it (if it still runs).
+
+        Not joined here: a forkserver child's exit status comes through the forkserver, which
+        on a loaded box can take tens of ms to answer; :meth:`close` reaps every process.
+        """
         p, c = self.procs[w], self.conns[w]
         self.procs[w] = self.conns[w] = None
         if c is not None:
             c.close()
-        if p is not None:
-            self._reap(p)
+        if p is not None and p.pid is not None:
+            try:
+                os.kill(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
     @staticmethod
     def _reap(p: Any) -> None:

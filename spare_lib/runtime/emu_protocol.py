@@ -80,7 +80,9 @@ class Emulator:
                            "real_shards"), 0)
         self.count = c
         self.per_restart: list[int] = []
-        self.noise: dict[str, list[float]] = {"barrier_s": [], "worker_late_s": [], "pipe_s": []}
+        self.noise: dict[str, list[float]] = {"barrier_s": [], "worker_late_s": [], "pipe_s": [],
+                                              "slip_s": []}
+        self.t_sched = 0.0
         self.committed, self.samples, self.attempt = 0, 0.0, 0
         self.completed, self.total_s = False, math.nan
         self.fails_since = 0
@@ -101,6 +103,20 @@ class Emulator:
         left = self.wall(t_model) - time.monotonic()
         if left > 0:
             time.sleep(left)
+
+    def _phase(self, dur: float) -> float:
+        """End of a phase of ``dur`` model seconds that started at the scheduled time: its real
+        work (done before this call) either fitted (the schedule goes on from the phase's end)
+        or overran it (the schedule slips to now, logged). Returns the phase's length."""
+        start, end = self.t_sched, self.t_sched + dur
+        now = self.now()
+        if now > end:
+            self.noise["slip_s"].append((now - end) / self.spec.scale)
+            self.log("slip", value=now - end, t=now)
+            end = now
+        self.sleep_until(end)
+        self.t_sched = end
+        return end - start
 
     def log(self, kind: str, group: int = -1, value: float = math.nan, info: str = "",
             t: float | None = None) -> None:
@@ -183,11 +199,11 @@ class Emulator:
             self.count["fails"] += 1
             self.fails_since += 1
         self.deferred = []
-        t_start = self.now()
+        t_start = self.t_sched
         self.log("attempt", value=float(self.alive.sum()), t=t_start)
         self._poll(flagged, "attempt_start")
         sc = self.spec
-        deadline, pending = {}, {}
+        deadline, pending, dur_of = {}, {}, {}
         for w in np.flatnonzero(self.alive):
             w = int(w)
             real, units, unit_s = self._work(w, retry, patch, computed.setdefault(w, {}))
@@ -201,6 +217,7 @@ class Emulator:
             if not real and units == 0:
                 continue  # nothing to do: polled at the barrier only
             deadline[w] = self.wall(t_start + dur)
+            dur_of[w] = dur
             try:
                 self.pool.conns[w].send(("emu", self.committed, self.attempt, theta, real,
                                          deadline[w]))
@@ -208,13 +225,16 @@ class Emulator:
             except (OSError, ValueError):
                 self._notice(w, "send", flagged)
         self._collect(pending, deadline, computed, flagged)
-        t_bar = self.now()
-        ends = [deadline[w] for w in deadline if self.alive[w]]
-        if ends:  # barrier overhead: last answer processed − the slowest live group's deadline
-            self.noise["barrier_s"].append(self.wall(t_bar) - max(ends))
+        # the barrier: the slowest live group's compute end; its gradients travel (pipe) inside
+        # the all-reduce that follows, which overruns (slips) only if they arrive after it
+        live_ends = [dur_of[w] for w in dur_of if self.alive[w]]
+        t_bar = t_start + (max(live_ends) if live_ends else 0.0)
+        if live_ends:  # last answer processed − the slowest live group's deadline
+            self.noise["barrier_s"].append(time.monotonic() - self.wall(t_bar))
         self.log("barrier", t=t_bar)
         self._poll(flagged, "barrier")
-        self.sleep_until(t_bar + sc.allreduce_s * (sc.allreduce_fail_factor if flagged else 1.0))
+        self.t_sched = t_bar
+        self._phase(sc.allreduce_s * (sc.allreduce_fail_factor if flagged else 1.0))
         return flagged
 
     def _collect(self, pending: dict, deadline: dict, computed: dict, flagged: list[int]) -> None:
@@ -286,10 +306,9 @@ class Emulator:
             if outcome == WIPEOUT:
                 return None
             self.count["masked"] += len(flagged)
-            t0 = self.now()
-            self.sleep_until(t0 + self.spec.stall_s)
-            self.stall_time += self.now() - t0
-            self.log("stall", value=self.now() - t0)
+            t0 = self.t_sched
+            self.stall_time += self._phase(self.spec.stall_s)
+            self.log("stall", value=self.t_sched - t0, t=t0)
             if outcome == REORDERED:
                 retry = True
                 self.attempt += 1
@@ -316,7 +335,7 @@ class Emulator:
 
     # ------------------------------------------------------------------ rejoin, checkpoint
     def _rejoin_batch(self) -> None:
-        t = self.now()
+        t = self.t_sched
         back = [w for w in range(self.N) if not self.alive[w] and self.revive[w] <= t]
         if not back:
             return
@@ -334,9 +353,7 @@ class Emulator:
                 self.ctl.fail(np.array(dead, dtype=np.int64))
             self._adopt_ctl()
         stall = self.spec.stall_s if self.spec.rejoin_stall_s is None else self.spec.rejoin_stall_s
-        t0 = self.now()
-        self.sleep_until(t0 + stall)
-        self.stall_time += self.now() - t0
+        self.stall_time += self._phase(stall)
 
     def _checkpoint(self, theta: np.ndarray, done: bool) -> None:
         while True:
@@ -355,13 +372,12 @@ class Emulator:
                     self.pending_leader = leader
                     return
                 continue  # after the last step the next live group writes it
-            t0 = self.now()
+            t0 = self.t_sched
             tmp = self.ckpt_path.with_name("checkpoint.tmp.npz")
             np.savez(tmp, theta=theta, committed=np.int64(self.committed),
                      samples=np.float64(self.samples))
             os.replace(tmp, self.ckpt_path)
-            self.sleep_until(t0 + self.spec.checkpoint_s)
-            self.ckpt_time += self.now() - t0
+            self.ckpt_time += self._phase(self.spec.checkpoint_s)
             self.count["ck_ok"] += 1
             self.log("checkpoint", leader, info="written", t=t0)
             return
@@ -372,7 +388,7 @@ class Emulator:
         self.per_restart.append(self.fails_since)
         self.fails_since = 0
         self.count["restarts"] += 1
-        t0 = self.now()
+        t0 = self.t_sched
         self.log("restart_begin", t=t0)
         for w in range(self.N):
             if self.alive[w]:  # failed unnoticed: noticed at the restart's start (not counted)
@@ -397,8 +413,8 @@ class Emulator:
                 self._give_process(w)
                 self.alive[w] = True
         self._windows(window_end)
-        self.restart_time += self.now() - t0
-        self.log("restart_end", value=self.now() - t0)
+        self.restart_time += self.t_sched - t0
+        self.log("restart_end", value=self.t_sched - t0, t=self.t_sched)
         self._reset_layout()
         with np.load(self.ckpt_path) as z:
             theta, ck, samples = np.array(z["theta"]), int(z["committed"]), float(z["samples"])
@@ -437,6 +453,7 @@ class Emulator:
                     continue
                 raise WorkerProtocolError(f"group {w}: unexpected message in a restart window")
         self.sleep_until(float(window_end.max()))
+        self.t_sched = max(float(window_end.max()), self.t_sched)
 
     # ------------------------------------------------------------------ the run
     def run(self) -> np.ndarray:
@@ -446,11 +463,13 @@ class Emulator:
         np.savez(self.ckpt_path, theta=theta, committed=np.int64(0), samples=np.float64(0.0))
         self.pool.start()
         self.killer.start()
-        self.origin = time.monotonic()
+        pids = [self.pool.assign(w, self.held[w]) for w in range(self.N)]
+        self.origin = time.monotonic()  # the clock starts once every group has its process
+        self.t_sched = 0.0
         for w in range(self.N):
             self.nf[w] = self.clock.renew(w, -1.0)
             self.alive[w] = True
-            self._give_process(w)
+            self._arm(w, pids[w])
         self.completed = False
         while time.monotonic() - self.origin < self.max_wall_s:
             if self.rejoins:
@@ -472,7 +491,7 @@ class Emulator:
             if done:
                 self.completed = True
                 break
-        self.total_s = self.now()
+        self.total_s = self.t_sched
         return theta
 
     def close(self) -> None:

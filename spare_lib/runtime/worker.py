@@ -73,10 +73,13 @@ def worker_main(worker_id: int, held_types: tuple[int, ...], task_kwargs: dict,
 
 
 def standby_main(task_kwargs: dict, conn) -> None:  # noqa: ANN001 (Connection)
-    """Entry point of a standby worker: waits for ``("assign", w, held_types)``, then serves as
-    group w (as :func:`worker_main`); ``("stop",)`` or EOF before that ends it."""
+    """Entry point of a standby worker: warms up, says ``("standby", pid)``, waits for
+    ``("assign", w, held_types)``, then serves as group w (as :func:`worker_main`); any other
+    message or EOF before that ends it."""
     try:
         task = MLPTask(**task_kwargs)
+        task.shard_loss_grad(task.init_params(), 0, 0)  # warm, off the clock
+        conn.send(("standby", os.getpid()))
         msg = conn.recv()
         if msg[0] != "assign":
             return
