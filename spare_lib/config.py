@@ -75,6 +75,17 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                   "timeout_s": 1.5, "shard_delay_s": 0.01, "process_reference": False,
                   "weibull_steps": 0, "weibull_mtbf_steps": 4.0},
     },
+    "45_live_emulation": {
+        # Real processes on a clock scaled 1,000×: 64 s of compute → 64 ms of wall time. A
+        # case's wall time ≈ TTT / scale (≈ 0.3–1.3 min at 250 steps, N = 16) plus ≈ 1 s of
+        # start-up. sim_trials: simulator runs per case (jitter seeds; with σ = 0 one run is the
+        # deterministic answer). Full: N = 16 and 32 at σ = 0 (event for event), N = 16 at the
+        # paper's σ = 0.05. nice: priority of the emulation's processes on a shared box.
+        "full": {"N_values": [16, 32], "steps": 250, "scale": 1000.0, "sigmas": [0.0, 0.05],
+                 "sigma_N": 16, "sim_trials": 20, "nice": -5},
+        "smoke": {"N_values": [8], "steps": 30, "scale": 1000.0, "sigmas": [0.0],
+                  "sigma_N": 8, "sim_trials": 1, "nice": -5},
+    },
     "50_restart_dominant_regime": {
         # N = 600 groups at every cluster size; 2000 steps are enough for the restart share
         # (a steady-state ratio); runs that cannot finish stop at max_wall_t0 · T0.

@@ -61,6 +61,16 @@ REGISTRY: tuple[FigureSpec, ...] = (
     FigureSpec("exactness_timeline", "beyond the paper", "40_exactness",
                "The SPARe run of 40_exactness per executed step: live groups, injected faults by "
                "phase, stack depth S, the wipe-out and the redone steps"),
+    FigureSpec("live_ttt_emulated_vs_simulated", "beyond the paper (issue 28: live check)",
+               "45_live_emulation",
+               "TTT/T0 of five methods emulated with real processes on a 1,000× scaled clock "
+               "against the simulator on the same failure trace, N=16, with the acceptance band"),
+    FigureSpec("live_timeline", "beyond the paper (issue 28: live check)", "45_live_emulation",
+               "One emulated SPARe+CKPT run over model time: live groups, SIGKILLs, global "
+               "restarts and the stack depth of each commit"),
+    FigureSpec("live_noise_floor", "beyond the paper (issue 28: live check)", "45_live_emulation",
+               "The emulation's own noise: barrier overhead, worker wake-up, pipe, detection, "
+               "SIGKILL and process hand-over latencies (wall ms) against one scaled compute unit"),
     FigureSpec("mu_approximations", "§4 μ derivation", "30_theory",
                "Γ form, Γ form + ½ and the independent-types integral against finite-N μ, over r"),
     FigureSpec("availability_vs_checkpoint_period", "Eq. 2 (availability model)", "30_theory",

@@ -88,7 +88,8 @@ def _row(res: Any) -> dict[str, float]:
 def run_side_by_side(cases: Sequence[tuple[str, int, int | None]], N: int,
                      config: ClusterConfig, scale: float, trace: np.ndarray, *,
                      seed: SeedLike = 0, sim_trials: int = 20, task: MLPTask | None = None,
-                     progress: bool = False) -> tuple[Any, dict[str, EmulationRun], dict]:
+                     nice: int | None = None, progress: bool = False
+                     ) -> tuple[Any, dict[str, EmulationRun], dict]:
     """Emulate and simulate every case on the same trace.
 
     Parameters
@@ -110,6 +111,8 @@ def run_side_by_side(cases: Sequence[tuple[str, int, int | None]], N: int,
         Simulator trials per case (1 suffices when σ = 0: the replay is then deterministic).
     task : MLPTask or None
         What the workers train.
+    nice : int or None
+        Priority of the emulation's processes (:func:`~spare_lib.runtime.emulation.emulate`).
     progress : bool
         Show a tqdm bar over the cases.
 
@@ -146,7 +149,8 @@ def run_side_by_side(cases: Sequence[tuple[str, int, int | None]], N: int,
                 for j in range(sim_trials):
                     sim.append(simulate(method, N, r, C, config, seed=task_seed(ss, 1 + j),
                                         failure_trace=trace))
-            emu = emulate(method, N, r, C, spec, trace=trace, seed=task_seed(ss, 0), task=task)
+            emu = emulate(method, N, r, C, spec, trace=trace, seed=task_seed(ss, 0), task=task,
+                          nice=nice)
             runs[method], sims[method] = emu, sim
             row: dict[str, Any] = {"method": method, "N": N, "r": r, "ckpt_steps": C}
             e = _row(emu)

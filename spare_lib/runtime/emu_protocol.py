@@ -77,7 +77,7 @@ class Emulator:
         self.pending_leader = -1
         c = dict.fromkeys(("commits", "restarts", "masked", "fails", "attempts", "rejoins",
                            "redone", "ck_ok", "ck_fail", "phase0", "reorder", "timed_units",
-                           "real_shards"), 0)
+                           "real_shards", "boundary", "deferred_late"), 0)
         self.count = c
         self.per_restart: list[int] = []
         self.noise: dict[str, list[float]] = {"barrier_s": [], "worker_late_s": [], "pipe_s": [],
@@ -155,10 +155,11 @@ class Emulator:
         return [w], 1, c
 
     # ------------------------------------------------------------------ detection
-    def _notice(self, w: int, how: str, flagged: list[int] | None, latency: float = math.nan
+    def _notice(self, w: int, how: str, flagged: list[int] | None, t: float | None = None
                 ) -> None:
-        """A failure of live group w is noticed now: dead until a restart (or its rejoin)."""
-        t = self.now()
+        """A failure of live group w is noticed at model time t (None: now): dead until a
+        restart (or its rejoin)."""
+        t = self.now() if t is None else t
         self.alive[w] = False
         self.killer.disarm(w)
         self.pool.retire(w)
@@ -167,18 +168,25 @@ class Emulator:
             self.revive[w] = t + self.spec.rejoin_s
         if flagged is not None:
             flagged.append(w)
-        self.log("notice", w, latency, how, t=t)
+        self.log("notice", w, math.nan, how, t=t)
 
-    def _poll(self, flagged: list[int], how: str, groups: list[int] | None = None) -> None:
-        """Non-blocking check of live groups' pipes: EOF = noticed now."""
-        gs = [w for w in (range(self.N) if groups is None else groups) if self.alive[w]]
+    def _poll(self, flagged: list[int], how: str, groups: list[int] | None = None,
+              late_eof: list[int] | None = None) -> None:
+        """Non-blocking check of live groups' pipes: EOF = noticed now (or, with ``late_eof``,
+        left for :meth:`_settle_late`)."""
+        gs = [w for w in (range(self.N) if groups is None else groups)
+              if self.alive[w] and self.pool.conns[w] is not None]
         conns = {self.pool.conns[w]: w for w in gs}
         for c in mp_wait(list(conns), 0) if conns else []:
             w = conns[c]
             try:
                 msg = c.recv()
             except (EOFError, OSError):
-                self._notice(w, how, flagged)
+                if late_eof is None:
+                    self._notice(w, how, flagged)
+                else:
+                    self._gone(w)
+                    late_eof.append(w)
                 continue
             if msg[0] == "error":
                 raise WorkerProtocolError(msg[1])
@@ -193,9 +201,9 @@ class Emulator:
         if self.pending_leader >= 0:  # died at the checkpoint write: flagged now (counted then)
             flagged.append(self.pending_leader)
             self.pending_leader = -1
-        for w in self.deferred:  # failed at the restart barrier: noticed at this first poll
-            self.alive[w] = True
-            self._notice(w, "restart_barrier", flagged)
+        for w in self.deferred:  # failed after the last barrier (or at the restart barrier):
+            self.alive[w] = True  # noticed at this attempt's first poll
+            self._notice(w, "deferred", flagged, t=self.t_sched)
             self.count["fails"] += 1
             self.fails_since += 1
         self.deferred = []
@@ -224,7 +232,8 @@ class Emulator:
                 pending[self.pool.conns[w]] = w
             except (OSError, ValueError):
                 self._notice(w, "send", flagged)
-        self._collect(pending, deadline, computed, flagged)
+        late_eof: list[int] = []
+        self._collect(pending, deadline, computed, flagged, late_eof)
         # the barrier: the slowest live group's compute end; its gradients travel (pipe) inside
         # the all-reduce that follows, which overruns (slips) only if they arrive after it
         live_ends = [dur_of[w] for w in dur_of if self.alive[w]]
@@ -232,15 +241,61 @@ class Emulator:
         if live_ends:  # last answer processed − the slowest live group's deadline
             self.noise["barrier_s"].append(time.monotonic() - self.wall(t_bar))
         self.log("barrier", t=t_bar)
-        self._poll(flagged, "barrier")
+        self._poll(flagged, "barrier", late_eof=late_eof)
+        self._settle_late(late_eof, flagged, t_bar)
+        self._label_boundary(flagged, t_bar)
         self.t_sched = t_bar
         self._phase(sc.allreduce_s * (sc.allreduce_fail_factor if flagged else 1.0))
         return flagged
 
-    def _collect(self, pending: dict, deadline: dict, computed: dict, flagged: list[int]) -> None:
-        """Wait for the answers; EOF from any live group (answered or not) flags it."""
+    def _gone(self, w: int) -> None:
+        """Group w's process is dead; whether it is noticed now is decided by the caller."""
+        self.killer.disarm(w)
+        self.pool.retire(w)
+
+    def _last_kill(self, w: int) -> float | None:
+        last = None
+        for wall, g, _pid, _due in list(self.killer.fired):
+            if g == w:
+                last = wall
+        return last
+
+    def _settle_late(self, late_eof: list[int], flagged: list[int], t_bar: float) -> None:
+        """Groups that answered and then died: killed before the scheduled barrier → noticed
+        in this attempt (the barrier poll); after it → the model notices them at the next
+        poll, so they are deferred (their gradients of this attempt stand). The coordinator
+        only sees them now because it is behind its schedule; the kill time (the harness's
+        log, not the protocol's knowledge) says which side of the barrier they are on."""
+        for w in late_eof:
+            k = self._last_kill(w)
+            if k is not None and k > self.wall(t_bar):
+                self.deferred.append(w)
+                self.count["deferred_late"] += 1
+                self.log("deferred", w, (k - self.origin) * self.spec.scale - t_bar, t=t_bar)
+            else:
+                self._notice(w, "barrier", flagged, t=t_bar)
+
+    def _label_boundary(self, flagged: list[int], t_bar: float) -> None:
+        """Count failures flagged in this attempt whose SIGKILL came after its barrier: the model
+        notices them at the next attempt; here the coordinator was still late at the barrier
+        (answers processed after T_a began). The kill time is the harness's ground truth (the
+        killer's log), used for this label only."""
+        last = {}
+        for wall, w, _pid, _due in list(self.killer.fired):
+            last[w] = wall
+        for w in flagged:
+            k = last.get(w)
+            if k is not None and k > self.wall(t_bar):
+                self.count["boundary"] += 1
+                self.log("boundary", w, (k - self.origin) * self.spec.scale - t_bar, t=t_bar)
+
+    def _collect(self, pending: dict, deadline: dict, computed: dict, flagged: list[int],
+                 late_eof: list[int] | None) -> None:
+        """Wait for the answers; EOF from a group that has not answered flags it now; one that
+        has answered goes to ``late_eof`` (None: flag it too)."""
         while pending:
-            watch = {self.pool.conns[w]: w for w in np.flatnonzero(self.alive)}
+            watch = {self.pool.conns[w]: w for w in np.flatnonzero(self.alive)
+                     if self.pool.conns[w] is not None}
             last = max(deadline[w] for w in pending.values())
             left = last + self.timeout_s - time.monotonic()
             if left <= 0:
@@ -253,8 +308,12 @@ class Emulator:
                 try:
                     msg = c.recv()
                 except (EOFError, OSError):
-                    pending.pop(c, None)
-                    self._notice(w, "eof", flagged)
+                    if c in pending or late_eof is None:
+                        pending.pop(c, None)
+                        self._notice(w, "eof", flagged)
+                    else:  # answered, then died: before or after the barrier? (decided then)
+                        self._gone(w)
+                        late_eof.append(w)
                     continue
                 if msg[0] == "error":
                     raise WorkerProtocolError(msg[1])
@@ -362,6 +421,9 @@ class Emulator:
                 return
             leader = int(live[0])
             flagged: list[int] = []
+            if leader in self.deferred:  # died after the barrier: the leader poll notices it
+                self.deferred.remove(leader)
+                self._notice(leader, "leader", flagged)
             self._poll(flagged, "leader", [leader])
             if flagged:
                 self.count["fails"] += 1
@@ -393,6 +455,11 @@ class Emulator:
         for w in range(self.N):
             if self.alive[w]:  # failed unnoticed: noticed at the restart's start (not counted)
                 c = self.pool.conns[w]
+                if c is None:  # deferred from the wiped attempt: its process is gone
+                    self.alive[w] = False
+                    self.nf[w] = self.clock.renew(w, t0)
+                    self.log("notice", w, info="restart_start", t=t0)
+                    continue
                 if c.poll(0):
                     try:
                         c.recv()
@@ -407,6 +474,7 @@ class Emulator:
             else:
                 self.nf[w] = self.clock.roll_forward(w, self.nf[w], t0)
         self.revive[:] = math.inf
+        self.deferred = []
         window_end = np.full(self.N, t0 + self.spec.restart_s)
         for w in range(self.N):
             if not self.alive[w]:

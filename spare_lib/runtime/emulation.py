@@ -131,6 +131,14 @@ class EmulationRun:
         SPARe's failure events settled by RECTLR phase 0 and by a reorder with retry.
     timed_units, real_shards : int
         Compute units waited out (the simulator's count) and shard gradients really computed.
+    boundary_notices : int
+        Failures flagged in an attempt although their SIGKILL came after its barrier (the
+        coordinator was still processing late answers): the model notices them one attempt
+        later. Each is a ``boundary`` event (value: kill time − barrier, model s).
+    deferred_late : int
+        Groups that answered, then were killed after the scheduled barrier but seen dead only
+        at the (late) barrier poll: deferred to the next attempt's first poll, as the model
+        notices them (``deferred`` events).
     failures_between_restarts : tuple of int
         Failures noticed between consecutive restarts.
     completed : bool
@@ -177,6 +185,8 @@ class EmulationRun:
     reorder_events: int
     timed_units: int
     real_shards: int
+    boundary_notices: int
+    deferred_late: int
     failures_between_restarts: tuple[int, ...]
     completed: bool
     theta: np.ndarray = field(repr=False)
@@ -280,7 +290,9 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
         restart_start, restart_barrier), ``barrier``, ``resolve`` (info: fixed, reordered,
         masked or wipeout; value: S after it), ``stall``, ``commit`` (value: S),
         ``checkpoint`` (info: written or lost), ``restart_begin``, ``window_reset``,
-        ``barrier_failure``, ``restart_end`` (value: its length), ``rejoin``.
+        ``barrier_failure``, ``restart_end`` (value: its length), ``rejoin``, ``slip`` (a
+        phase's real work overran it; value: the overrun, model s) and ``boundary`` (see
+        ``EmulationRun.boundary_notices``).
 
     Raises
     ------
@@ -375,6 +387,7 @@ def _result(emu: Any, theta: np.ndarray, wall_s: float) -> EmulationRun:
         masked_failures=c["masked"], commits=c["commits"], attempts=c["attempts"],
         rejoins=c["rejoins"], steps_redone=c["redone"], checkpoints_written=c["ck_ok"],
         checkpoint_failures=c["ck_fail"], phase0_events=c["phase0"], reorder_events=c["reorder"],
-        timed_units=c["timed_units"], real_shards=c["real_shards"],
+        timed_units=c["timed_units"], real_shards=c["real_shards"], boundary_notices=c["boundary"],
+        deferred_late=c["deferred_late"],
         failures_between_restarts=tuple(emu.per_restart), completed=emu.completed,
         theta=theta, events=events, noise=noise, pids=list(emu.pool.pids), wall_s=wall_s)
