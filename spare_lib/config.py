@@ -83,7 +83,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         # paper's σ = 0.05. nice: priority of the emulation's processes on a shared box.
         "full": {"N_values": [16, 32], "steps": 250, "scale": 1000.0, "sigmas": [0.0, 0.05],
                  "sigma_N": 16, "sim_trials": 20, "nice": -5},
-        "smoke": {"N_values": [8], "steps": 30, "scale": 1000.0, "sigmas": [0.0],
+        "smoke": {"N_values": [8], "steps": 12, "scale": 1000.0, "sigmas": [0.0],
                   "sigma_N": 8, "sim_trials": 1, "nice": -5},
     },
     "50_restart_dominant_regime": {
