@@ -7,6 +7,11 @@ RECTLR controller masks every failure it can and the committed gradients equal t
 ones bit for bit; a wipe-out restarts all workers from the checkpoint on disk. Mode ``"drop"``
 skips the failed groups' shards, as per-step fault-tolerant DDP does.
 
+:func:`emulate` (:mod:`.emulation`, issue 28) runs the simulator's protocol (SPARe+CKPT,
+Rep+CKPT, CKPT-only, SPARe+repair, elastic-drop) on real processes with every duration scaled
+down by one factor, failures replayed from a trace (:mod:`.clock`) and detected by EOF;
+``spare_lib.livecheck`` compares it with the simulator.
+
 Its figures are in :mod:`spare_lib.figures.runtime`. Names are imported lazily, so a worker
 process importing :mod:`.worker` pays only for numpy.
 
@@ -29,6 +34,9 @@ _EXPORTS = {
     "Injector": "injector", "PHASES": "injector",
     "run_training": "coordinator", "reference_run": "coordinator",
     "TrainingRun": "coordinator", "MODES": "coordinator", "WorkerProtocolError": "pool",
+    "emulate": "emulation", "EmulationSpec": "emulation", "EmulationRun": "emulation",
+    "EMU_METHODS": "emulation", "EVENT_COLUMNS": "emulation", "TraceClock": "clock",
+    "WeibullClock": "clock", "weibull_trace": "clock", "Killer": "clock",
 }
 
 __all__ = sorted(_EXPORTS)

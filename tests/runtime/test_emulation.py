@@ -105,8 +105,13 @@ def test_keyboard_interrupt_leaves_no_process():
 def test_failed_assertion_inside_the_run_leaves_no_process():
     started: list[int] = []
 
+    calls = []
+
     class Boom(Controller):
         def fail(self, groups):  # noqa: ANN001
+            calls.append(groups)
+            if len(calls) == 1:  # emulate's warm-up call, before any process starts
+                return super().fail(groups)
             started.extend(p.pid for p in mp.active_children())
             raise AssertionError("controller check failed")
 
@@ -129,8 +134,10 @@ def test_weibull_trace_is_deterministic_and_per_group():
     b = weibull_trace(4, 100.0, 0.78, 5_000.0, seed=7)
     c = weibull_trace(5, 100.0, 0.78, 5_000.0, seed=7)
     assert np.array_equal(a, b)
-    for w in range(4):  # group w draws from child w: adding a group changes no other group
-        assert np.array_equal(a[a[:, 1] == w], c[c[:, 1] == w])
+    for w in range(4):  # group w draws from child w: another N rescales (mean N·m), no more
+        ta, tc = a[a[:, 1] == w, 0], c[c[:, 1] == w, 0] * 4 / 5
+        n = min(ta.size, tc.size)
+        assert n > 0 and np.allclose(ta[:n], tc[:n], rtol=1e-12)
     assert np.all(np.diff(a[:, 0]) >= 0) and a[:, 0].max() <= 5_000.0
 
 
