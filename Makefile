@@ -3,26 +3,27 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+TIMED := bash .ci/timed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 export MPLBACKEND := Agg
 
 .PHONY: venv warm figures book app test lab bench lint clean
 
-venv: $(STAMP)
+venv: $(STAMP) warm
 
 $(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,dask,book,browser]"
-	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
-	$(BIN)/spare warm
+	$(TIMED) "venv install" sh -c 'set -e; test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
+		$(BIN)/python -m pip install --quiet --progress-bar off --upgrade pip; \
+		$(BIN)/python -m pip install --quiet --progress-bar off -e ".[dev,dask,book,browser]"; \
+		$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null'
 	touch $(STAMP)
 
-# compile the simulator's numba kernels into $(NUMBA_CACHE_DIR) (also done once by venv)
+# compile every numba kernel into $(NUMBA_CACHE_DIR), keyed by the sources (minutes on a fresh
+# clone or after an edit, seconds when cached); --check fails if a kernel has no warm-up call
 warm: $(STAMP)
-	$(BIN)/spare warm
+	$(TIMED) "kernel warm-up" $(BIN)/spare warm --check
 
-figures: $(STAMP)
+figures: warm
 	$(BIN)/spare figures
 
 # static HTML site of the notebooks from the executed copies `make figures` keeps in _build/executed
@@ -30,25 +31,29 @@ book: $(STAMP)
 	$(BIN)/python -m spare_lib.figures.book
 
 # the 90_explore planner as a web app (Voila) on http://127.0.0.1:8866/
-app: $(STAMP)
+app: warm
 	$(BIN)/python -m spare_lib.figures.app
 
-test: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/lint-imports --no-cache
-	SPARE_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist load --doctest-modules tests spare_lib
-	SPARE_SMOKE=1 $(BIN)/python -m pytest -q -n 2 --dist loadfile \
+# Each phase prints its wall time ([phase] lines, .ci/timed); both pytest runs list their 25
+# slowest tests; every test has a time limit (pytest-timeout, `timeout` in pyproject.toml) and each
+# pytest phase as a whole PHASE_LIMIT_S (a hang in code that never returns to the interpreter).
+PHASE_LIMIT_S ?= 1800
+test: warm
+	$(TIMED) lint sh -c '$(BIN)/ruff check . && $(BIN)/lint-imports --no-cache'
+	$(TIMED) "unit tests" timeout -k 30 $(PHASE_LIMIT_S) env SPARE_SMOKE=1 \
+		$(BIN)/python -m pytest -q -n 2 --dist load --durations=25 --doctest-modules tests spare_lib
+	$(TIMED) nbval timeout -k 30 $(PHASE_LIMIT_S) env SPARE_SMOKE=1 \
+		$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25 \
 		--nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
 
-lab: $(STAMP)
+lab: warm
 	$(BIN)/jupyter lab $$(test "$$(id -u)" = 0 && echo --allow-root) notebooks/
 
-bench: $(STAMP)
+bench: warm
 	for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
 
 lint: $(STAMP)
-	$(BIN)/ruff check .
-	$(BIN)/lint-imports --no-cache
+	$(BIN)/ruff check . && $(BIN)/lint-imports --no-cache
 
 clean:
 	rm -rf $(VENV) .numba_cache .pytest_cache .hypothesis

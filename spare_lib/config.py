@@ -225,7 +225,8 @@ def resolve(notebook: str, smoke: bool | None = None, seed: int = 2026,
         Root seed of the notebook (recorded for the reader).
     out_dir : path or None
         Where figures and results go. None: ``figures/`` and ``data/results/`` of the repo in
-        full mode; a temporary folder in smoke mode (smoke runs never touch committed files).
+        full mode; in smoke mode ``$SPARE_SMOKE_DIR`` if set, else a temporary folder (smoke
+        runs never touch committed files).
     """
     if notebook not in SIZES:
         raise ValueError(f"notebook must be one of {sorted(SIZES)}, got {notebook!r}")
@@ -236,7 +237,7 @@ def resolve(notebook: str, smoke: bool | None = None, seed: int = 2026,
         fig_dir = Path(out_dir)
         results_dir = Path(out_dir) / "results"
     elif smoke:
-        base = Path(tempfile.gettempdir()) / "spare-lab-smoke"
+        base = Path(os.environ.get("SPARE_SMOKE_DIR") or Path(tempfile.gettempdir()) / "spare-lab-smoke")
         fig_dir, results_dir = base / "figures", base / "results"
     else:
         fig_dir, results_dir = FIGURES_DIR, RESULTS_DIR

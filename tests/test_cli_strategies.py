@@ -1,19 +1,14 @@
-"""``spare plan --strategies`` through subprocess (issue 13)."""
+"""``spare plan --strategies`` (issue 13), run in process through :func:`cli_runner.run`."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
+from cli_runner import run
 
-SPARE = [sys.executable, "-m", "spare_lib.cli"]
 SMALL = ["--gpus", "120000", "--gpus-per-group", "1000", "--steps", "1500", "--simulate", "2"]
 
-
-def run(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([*SPARE, *args], capture_output=True, text=True, timeout=timeout)
 
 
 def test_strategies_all_recommends_the_argmin_with_cis() -> None:
@@ -51,7 +46,7 @@ def test_strategies_bad_flags_one_line_exit_2(args: list[str], flag: str) -> Non
 
 def test_cli_strategy_names_match_the_library() -> None:
     from spare_lib.cli.strategies import STRATEGY_NAMES
-    from spare_lib.cluster.strategies import STRATEGIES
+    from spare_lib.cluster.planning.strategies import STRATEGIES
 
     assert STRATEGY_NAMES == STRATEGIES
 

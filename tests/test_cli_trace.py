@@ -1,4 +1,5 @@
-"""`spare trace summary|fit` and `spare plan --failures` (issue 14), through subprocess as a user would.
+"""`spare trace summary|fit` and `spare plan --failures` (issue 14), as a user would (run in
+process through :func:`cli_runner.run`).
 
 Small synthetic CSV logs written to tmp_path keep these fast; one summary test reads the real
 StepFun trace (584 faults on 231 of 400 servers).
@@ -7,20 +8,15 @@ StepFun trace (584 faults on 231 of 400 servers).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
+from cli_runner import Completed, run
 
-SPARE = [sys.executable, "-m", "spare_lib.cli"]
 SMALL = ("--gpus", "2000", "--gpus-per-group", "100")  # N = 20 groups
 FAST = ("--simulate", "2", "--steps", "150", "--spare-r", "3", "--rep-r", "2", "--no-ckpt-only",
         "--checkpoint-factors", "none", "--backend", "serial")
 
-
-def run(*args: str, timeout: int = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([*SPARE, *args], capture_output=True, text=True, timeout=timeout)
 
 
 def _strict_json(text: str) -> dict:
@@ -30,7 +26,7 @@ def _strict_json(text: str) -> dict:
     return json.loads(text, parse_constant=bad)
 
 
-def _one_line_error(p: subprocess.CompletedProcess) -> str:
+def _one_line_error(p: Completed) -> str:
     assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
     assert "Traceback" not in p.stderr, p.stderr
     (line,) = p.stderr.strip().splitlines()
@@ -140,7 +136,7 @@ def test_trace_bad_input_is_one_line(tmp_path, content, args, expect):
 
 def test_trace_constants_match_the_library():
     from spare_lib.cli import trace
-    from spare_lib.cluster.traces import PLACEMENTS
+    from spare_lib.cluster.planning.traces import PLACEMENTS
     from spare_lib.failures import DISTS, FORMATS, METHODS, TIME_UNITS_S
 
     assert trace.FORMATS == tuple(FORMATS) and trace.TIME_UNITS == tuple(TIME_UNITS_S)

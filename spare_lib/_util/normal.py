@@ -2,7 +2,7 @@
 
 Acklam's rational approximation refined by one Halley step on erfc (|error| < 1e-15 against
 ``scipy.special.ndtri`` in ``tests/cluster/test_barrier.py``). Used by the event-driven barrier
-(:mod:`spare_lib.cluster.barrier`) to draw the maximum of n group times as F⁻¹(U^{1/n}).
+(:mod:`spare_lib.cluster.engine.barrier`) to draw the maximum of n group times as F⁻¹(U^{1/n}).
 """
 
 from __future__ import annotations

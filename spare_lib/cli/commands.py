@@ -8,48 +8,53 @@ from pathlib import Path
 from typing import Any
 
 from spare_lib.cli.common import (
+    FLAG_NAMES,
+    LAYOUT_KNOBS,
+    STRATEGY_KNOBS,
     CliError,
     add_cluster_args,
     add_layout_args,
     add_progress_flag,
+    add_strategy_args,
     check_writable,
     dump_json,
     ensure_kernels,
-    finite_float,
     flag_names,
     positive_int,
+    run_overrides,
     show_progress,
     spec_from_args,
 )
+from spare_lib.cli.knobs import add_knob_args, given_flag, knob_given, knob_value
+from spare_lib.registry.knobs import KNOBS
 
 # ------------------------------------------------------------------------------ simulate
 
 
 def add_simulate_parser(sub: Any) -> None:
     """Register ``spare simulate``."""
+    from spare_lib.registry.methods import METHODS
+
     s = sub.add_parser(
         "simulate", help="one simulated training run on any cluster (default: the paper's)",
         description="One discrete-event training run (all SimResult fields; --json for scripts). "
-                    "The cluster flags are those of `spare plan`; the defaults are the paper's "
-                    "600k-H100 preset at N = 600.")
-    add_cluster_args(s, n_flag=True, allreduce="preset")
-    s.add_argument("--method", choices=("spare", "rep", "ckpt"), default="spare")
+                    "The cluster and strategy flags are those of `spare plan` (docs/knobs.md); "
+                    "the defaults are the paper's 600k-H100 cluster at N = 600.")
+    add_cluster_args(s, n_flag=True)
+    add_strategy_args(s)
+    s.add_argument("--method", choices=tuple(METHODS), default="spare",
+                   help="the recovery method (default spare: SPARe+CKPT)")
     s.add_argument("--r", type=positive_int("--r"), default=None,
-                   help="redundancy (default 8; CKPT-only: 1, the only value)")
+                   help="redundancy (default 8; methods without redundancy: 1, the only value)")
     ck = s.add_mutually_exclusive_group()
     ck.add_argument("--ckpt-steps", type=positive_int("--ckpt-steps"), default=None,
                     help="checkpoint interval in steps (default: the paper's table on the paper's "
                          "cluster, the analytic optimum otherwise)")
     ck.add_argument("--no-checkpoint", action="store_true",
                     help="plain SPARe / Rep: restarts roll back to step 0")
-    s.add_argument("--steps", type=positive_int("--steps"), default=10_000,
-                   help="committed steps (default 10000)")
+    add_knob_args(s, ("steps",))
     add_layout_args(s)
-    s.add_argument("--exact-patch", action="store_true",
-                   help="recompute every missing stack after a reorder (default: one per survivor, "
-                        "as the paper's simulator)")
-    s.add_argument("--max-wall-t0", type=finite_float("--max-wall-t0"), default=1000.0,
-                   help="stop the run at this many T0 (default 1000)")
+    add_knob_args(s, ("exact_patch", "max_wall_t0"))
     s.add_argument("--seed", type=positive_int("--seed", lo=0), default=0)
     s.add_argument("--failure-seed", type=positive_int("--failure-seed", lo=0), default=None,
                    help="common failure streams: runs with the same failure seed see the same "
@@ -60,24 +65,38 @@ def add_simulate_parser(sub: Any) -> None:
 
 def cmd_simulate(args: argparse.Namespace) -> int:
     """Run ``spare simulate``."""
-    from spare_lib.cluster.sweep import simulate_point
+    from spare_lib.cluster.runs.sweeps import simulate_point
+    from spare_lib.registry.methods import method
 
-    if args.method == "ckpt" and args.r not in (None, 1):
-        raise CliError(f"--r must be 1 with --method ckpt (CKPT-only has no redundancy), got {args.r}")
-    if args.method == "ckpt" and args.no_checkpoint:
-        raise CliError("--no-checkpoint does not apply to --method ckpt (CKPT-only is checkpoints)")
-    r = 1 if args.method == "ckpt" else (8 if args.r is None else args.r)
+    spec_m = method(args.method)
+    if not spec_m.redundancy and args.r not in (None, 1):
+        raise CliError(f"--r must be 1 with --method {args.method} ({spec_m.label} has no "
+                       f"redundancy), got {args.r}")
+    if spec_m.family == "checkpoint" and args.no_checkpoint:
+        raise CliError(f"--no-checkpoint does not apply to --method {args.method} ({spec_m.label} "
+                       "is checkpoints only)")
+    for name in STRATEGY_KNOBS + LAYOUT_KNOBS + ("exact_patch",):
+        k = KNOBS[name]
+        if k.methods != ("all",) and knob_given(args, name) and args.method not in k.methods:
+            raise CliError(f"{given_flag(args, name)} does not apply to --method {args.method} "
+                           f"(read by {', '.join(k.methods)})")
+    r = (8 if args.r is None else args.r) if spec_m.redundancy else 1
     ckpt = "none" if args.no_checkpoint else (args.ckpt_steps if args.ckpt_steps is not None else "paper")
+    steps = knob_value(args, "steps")
+    if args.ckpt_steps is not None and args.ckpt_steps > steps:
+        raise CliError(f"--ckpt-steps must be in [1, --steps = {steps}] (a longer interval only "
+                       f"writes the final checkpoint; --no-checkpoint writes none), got "
+                       f"{args.ckpt_steps}")
     try:
         spec = spec_from_args(args)
-        cfg = spec.cluster_config(steps=args.steps)
+        cfg = spec.cluster_config(steps=steps, **run_overrides(args))
         overrides = {k: getattr(cfg, k) for k in (
             "steps", "compute_per_stack_s", "allreduce_s", "restart_s", "checkpoint_s",
             "system_mtbf_s", "n_gpus", "weibull_shape", "failure_dist", "domain_size",
-            "domain_fault_share")}
-        layout: Any = args.layout
-        if args.method == "spare" and layout == "domain-aware":
-            from spare_lib.cluster.planning_layouts import spare_layout
+            "domain_fault_share", *STRATEGY_KNOBS)}
+        layout: Any = knob_value(args, "layout")
+        if spec_m.layout and layout == "domain-aware":
+            from spare_lib.cluster.planning.layouts import spare_layout
 
             try:
                 layout = spare_layout(spec.N, r, layout, spec.domain_size)
@@ -85,23 +104,24 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                 raise CliError(f"--layout domain-aware does not exist for --r {r} at N = {spec.N} "
                                f"with --domain-size {spec.domain_size} (lower --r or --domain-size): "
                                f"{str(exc).splitlines()[0]}") from None
-        elif args.method != "spare":
+        elif not spec_m.layout:
             layout = "ruler"  # SPARe's layout; ignored by the other methods
         ensure_kernels(quiet=args.json)
         res = simulate_point(args.method, spec.N, r, ckpt, seed=args.seed, layout=layout,
-                             failure_seed=args.failure_seed, exact_patch=args.exact_patch,
-                             max_wall_s=args.max_wall_t0 * cfg.t0_s(),
-                             rep_placement=args.rep_placement, **overrides)
+                             failure_seed=args.failure_seed,
+                             exact_patch=bool(knob_value(args, "exact_patch")),
+                             max_wall_s=knob_value(args, "max_wall_t0") * cfg.t0_s(),
+                             rep_placement=knob_value(args, "rep_placement"), **overrides)
     except CliError:
         raise
     except ValueError as exc:
-        raise CliError(flag_names(str(exc), {**_SIM_FLAGS})) from None
-    res = {"method": args.method, "N": spec.N, "r": r, "layout": args.layout,
-           "rep_placement": args.rep_placement, "domain_size": spec.domain_size,
+        raise CliError(flag_names(str(exc), {**FLAG_NAMES, **_SIM_FLAGS})) from None
+    res = {"method": args.method, "N": spec.N, "r": r, "layout": knob_value(args, "layout"),
+           "rep_placement": knob_value(args, "rep_placement"), "domain_size": spec.domain_size,
            "domain_fault_share": spec.domain_fault_share, **res}
     if not res["completed"]:
-        print(f"spare: warning: the run stopped at --max-wall-t0 {args.max_wall_t0:g} T0 with "
-              f"{res['commits'] - res['steps_redone']} of {res['steps']} steps committed; "
+        print(f"spare: warning: the run stopped at --max-wall-t0 {knob_value(args, 'max_wall_t0'):g} "
+              f"T0 with {res['commits'] - res['steps_redone']} of {res['steps']} steps committed; "
               "TTT/T0 is a lower bound", file=sys.stderr)
     if args.json:
         print(dump_json(res))
@@ -112,19 +132,13 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-_SIM_FLAGS = {"N": "--N", "r": "--r", "ckpt_steps": "--ckpt-steps", "steps": "--steps",
-              "weibull_shape": "--weibull-shape", "restart_min": "--restart-min",
-              "checkpoint_s": "--checkpoint-s", "step_s": "--step-s", "allreduce_s": "--allreduce-s",
-              "gpus_per_group": "--gpus-per-group", "gpus": "--gpus",
-              "system_mtbf_min": "--system-mtbf-min", "gpu_mtbf_hours": "--gpu-mtbf-hours",
-              "max_wall_s": "--max-wall-t0", "domain_size": "--domain-size",
-              "domain_fault_share": "--domain-fault-share", "rep_placement": "--rep-placement"}
+_SIM_FLAGS = {"N": "--N", "r": "--r", "ckpt_steps": "--ckpt-steps", "max_wall_s": "--max-wall-t0"}
 
 # ------------------------------------------------------------------------------ sweep
 
 
 def _sweep_epilog() -> str:
-    from spare_lib.cluster.sweep import OUT_PREFIX, point_keys
+    from spare_lib.cluster.runs.sweeps import OUT_PREFIX, point_keys
 
     pk = point_keys()
     width = max(len(k) for k in pk)
@@ -157,7 +171,7 @@ def add_sweep_parser(sub: Any) -> None:
 
 def load_points(path: str) -> list[dict]:
     """Points of a CSV or YAML file; CliError naming the file, the line and the problem."""
-    from spare_lib.cluster.sweep import check_point_keys
+    from spare_lib.cluster.runs.sweeps import check_point_keys
 
     p = Path(path)
     if not p.exists():
@@ -222,7 +236,7 @@ def _check_csv_fields(p: Path, path: str) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """Run ``spare sweep``."""
-    from spare_lib.cluster.sweep import run_sweep, simulate_point, validate_point
+    from spare_lib.cluster.runs.sweeps import run_sweep, simulate_point, validate_point
 
     if args.scheduler is not None and args.backend != "dask":
         raise CliError("--scheduler needs --backend dask")
@@ -238,7 +252,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         ensure_kernels(quiet=args.quiet)
     client = None
     if args.scheduler is not None:  # connect before computing: fails fast, naming the address
-        from spare_lib.cluster.executor import connect
+        from spare_lib.cluster.runs.executor import connect
 
         client = connect(args.scheduler)
     try:
@@ -289,21 +303,34 @@ def cmd_figures(args: argparse.Namespace) -> int:
 
 def add_warm_parser(sub: Any) -> None:
     """Register ``spare warm``."""
-    w = sub.add_parser("warm", help="compile the simulator kernels into the numba cache",
-                       description="Compile (or load) the numba kernels of the simulator once, so "
-                                   "the first `spare plan --simulate` does not. `make venv` runs it.")
+    w = sub.add_parser("warm", help="compile every numba kernel into the numba cache",
+                       description="Compile (or load) every numba kernel of spare_lib once (the "
+                                   "simulator's event core, RECTLR, wipe-out sampling, the Monte "
+                                   "Carlo and the predictive model), so that later commands, test "
+                                   "workers and process pools load them instead of compiling. "
+                                   "`make venv` and `make test` run it.")
+    w.add_argument("--check", action="store_true",
+                   help="then fail (exit 1) if any cache=True kernel of spare_lib is still not in "
+                        "the cache, naming it (a kernel without a warm-up call)")
     add_progress_flag(w)
     w.set_defaults(func=cmd_warm)
 
 
 def cmd_warm(args: argparse.Namespace) -> int:
     """Run ``spare warm``."""
-    from spare_lib.cluster.warm import kernels_cached, warm_kernels
+    from spare_lib.cluster.warm import kernels_cached, uncached_kernels, warm_kernels
 
     was = kernels_cached()
     dt = warm_kernels()
     print(f"[spare warm] numba kernels {'loaded from the cache' if was else 'compiled and cached'} "
           f"in {dt:.0f} s")
+    if args.check:
+        missing = uncached_kernels()
+        if missing:
+            print(f"[spare warm] {len(missing)} kernels have no warm-up call (add one to "
+                  f"spare_lib.cluster.warm.WARMUPS): {', '.join(missing)}", file=sys.stderr)
+            return 1
+        print("[spare warm] every cache=True kernel of spare_lib is in the cache")
     return 0
 
 

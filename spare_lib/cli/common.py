@@ -13,16 +13,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-#: ``planning.LAYOUTS`` and ``planning.REP_PLACEMENTS``, repeated so that building the parser
-#: does not import the simulator (a test checks they agree).
-LAYOUTS, REP_PLACEMENTS = ("ruler", "domain-aware", "consecutive"), ("consecutive", "strided")
-
-#: Default cluster of every command: the paper's N = 600 configuration of the 600k-H100 cluster.
-DEFAULT_GPUS, DEFAULT_GPUS_PER_GROUP = 600_000, 1000
-#: Default per-GPU MTBF, hours: ``cluster.config.GPU_MTBF_S`` / 3600 (m = 5 min at 600k GPUs).
-DEFAULT_GPU_MTBF_HOURS = 600_000 * 300.0 / 3600.0
-#: ``planning.ALLREDUCE_CHOICES``, repeated for the same reason (a test checks they agree).
-ALLREDUCE_CHOICES = ("preset", "ring", "rabenseifner", "tree")
+from spare_lib.cli.knobs import add_knob_args, given_flag, knob_given, knob_values
+from spare_lib.registry.knobs import KNOBS
 
 
 class CliError(ValueError):
@@ -113,113 +105,76 @@ def steps_arg(text: str) -> int | str:
     return positive_int("--steps")(text)
 
 
-def add_cluster_args(p: argparse.ArgumentParser, *, n_flag: bool = False,
-                     allreduce: str = "ring") -> None:
-    """The cluster flags, the same for every command (``plan``, ``simulate``).
+#: Knobs of the cluster flags every command shares (``plan``, ``simulate``, ``design``).
+CLUSTER_KNOBS = ("gpus", "gpus_per_group", "gpu_mtbf_s", "system_mtbf_s", "restart_s",
+                 "checkpoint_s", "step_s", "allreduce_s", "allreduce", "model_bytes",
+                 "weibull_shape", "failure_dist", "domain_size", "domain_fault_share")
+#: Knobs of what the strategies pay and do, shared by ``plan`` and ``simulate``.
+STRATEGY_KNOBS = ("stall_s", "rejoin_s", "rejoin_stall_s", "microbatches", "fetch_s")
+#: SPARe's and Rep's layout knobs.
+LAYOUT_KNOBS = ("layout", "rep_placement")
 
-    --gpus, --gpus-per-group (or --N with ``n_flag``), --system-mtbf-min | --gpu-mtbf-hours,
-    --restart-min, --checkpoint-s, --step-s, --allreduce-s | --allreduce, --model-bytes,
-    --weibull-shape, --failure-dist, --domain-size, --domain-fault-share. Read back with
-    :func:`spec_from_args`. ``allreduce`` is the default of --allreduce: 'ring' for the planner
-    (any cluster size), 'preset' for ``spare simulate`` (the paper's N/100 s, so its default
-    runs are the paper's).
-    """
+
+def add_cluster_args(p: argparse.ArgumentParser, *, n_flag: bool = False) -> None:
+    """The cluster flags, the same for every command, generated from the knob registry
+    (:data:`CLUSTER_KNOBS`; ``--N`` instead of ``--gpus-per-group`` with ``n_flag``). Read back
+    with :func:`spec_from_args`."""
     g = p.add_argument_group("cluster (defaults: the paper's 600k-H100 cluster at N = 600)")
-    g.add_argument("--gpus", type=positive_int("--gpus", lo=2), default=DEFAULT_GPUS,
-                   help=f"GPUs of the cluster (default {DEFAULT_GPUS})")
+    add_knob_args(g, ("gpus",))
     size = g.add_mutually_exclusive_group() if n_flag else g
-    size.add_argument("--gpus-per-group", type=positive_int("--gpus-per-group"), default=None,
-                      help="GPUs per data-parallel group; N = gpus / gpus-per-group "
-                           f"(default {DEFAULT_GPUS_PER_GROUP})")
+    add_knob_args(size, ("gpus_per_group",))
     if n_flag:
         size.add_argument("--N", type=positive_int("--N", lo=1), default=None,
                           help="data-parallel groups instead of --gpus-per-group (must divide --gpus)")
-    mt = g.add_mutually_exclusive_group()
-    mt.add_argument("--system-mtbf-min", type=finite_float("--system-mtbf-min"), default=None,
-                    help="system MTBF m in minutes (default: from --gpu-mtbf-hours)")
-    mt.add_argument("--gpu-mtbf-hours", type=finite_float("--gpu-mtbf-hours"), default=None,
-                    help=f"per-GPU MTBF in hours; m = gpu-mtbf-hours / working GPUs (default "
-                         f"{DEFAULT_GPU_MTBF_HOURS:g}: m = 5 min at 600k GPUs, scaling as 1/GPUs)")
-    g.add_argument("--restart-min", type=finite_float("--restart-min", allow_zero=True), default=60.0,
-                   help="global restart time T_r in minutes (default 60)")
-    g.add_argument("--checkpoint-s", type=finite_float("--checkpoint-s"), default=2e13 / 340e9,
-                   help="checkpoint write time T_s in seconds (default 58.8)")
-    g.add_argument("--step-s", type=finite_float("--step-s"), default=None,
-                   help="failure-free step time = compute per stack + T_a, seconds (default 64 + T_a)")
-    g.add_argument("--allreduce-s", type=finite_float("--allreduce-s", allow_zero=True), default=None,
-                   help="all-reduce time T_a in seconds (default: from --allreduce)")
-    g.add_argument("--allreduce", choices=ALLREDUCE_CHOICES, default=allreduce,
-                   help="how T_a is derived: an alpha-beta all-reduce model among the N groups "
-                        "(ring: 1.993 / 5.999 / 10.005 s at the paper's N = 200 / 600 / 1000; "
-                        "rabenseifner; tree; docs/scale.md) or the paper's preset N/100 s "
-                        f"(default {allreduce})")
-    g.add_argument("--model-bytes", type=finite_float("--model-bytes"), default=2e13,
-                   help="gradient bytes all-reduced per step (default 2e13, the paper's 10T "
-                        "parameters in FP16)")
-    g.add_argument("--weibull-shape", type=finite_float("--weibull-shape"), default=None,
-                   help="Weibull shape k of the per-group failure law (default 0.78); simulation "
-                        "only, the closed forms depend on the mean alone")
-    g.add_argument("--failure-dist", choices=("weibull", "exponential"), default=None,
-                   help="per-group failure law, same mean m·N (default weibull)")
-    g.add_argument("--domain-size", type=positive_int("--domain-size"), default=1, metavar="D",
-                   help="groups per failure domain (group g in domain g // D), 1..N (default 1: "
-                        "no domains)")
-    g.add_argument("--domain-fault-share", type=probability("--domain-fault-share"), default=0.0,
-                   metavar="Q", help="share q in [0, 1] of failure events that kill a whole domain "
-                                     "(same total rate 1/m; default 0)")
+    add_knob_args(g, CLUSTER_KNOBS[2:])
+
+
+def add_strategy_args(p: argparse.ArgumentParser) -> None:
+    """What the recovery strategies pay and do (:data:`STRATEGY_KNOBS`)."""
+    add_knob_args(p, STRATEGY_KNOBS, title="what the strategies pay (every method that continues "
+                                           "past a failure pays the stall)")
 
 
 def add_layout_args(p: argparse.ArgumentParser) -> None:
     """--layout (SPARe's) and --rep-placement (Rep's), the same for ``plan`` and ``simulate``."""
-    p.add_argument("--layout", choices=LAYOUTS, default="ruler",
-                   help="SPARe's stacking layout: Golomb ruler (default), domain-aware (every "
-                        "type's r holders in r distinct failure domains; needs N >= r·D) or "
-                        "consecutive")
-    p.add_argument("--rep-placement", choices=REP_PLACEMENTS, default="consecutive",
-                   help="Rep's replica sets: r consecutive groups (default) or groups ceil(N/r) "
-                        "apart (across failure domains)")
+    add_knob_args(p, LAYOUT_KNOBS)
 
 
 def spec_from_args(args: argparse.Namespace) -> Any:
     """The :class:`~spare_lib.cluster.planning.ClusterSpec` of the cluster flags."""
     from spare_lib.cluster.planning import cluster_spec
 
-    failure_dist = args.failure_dist or "weibull"
-    if failure_dist == "exponential" and args.weibull_shape is not None:
+    v = knob_values(args, CLUSTER_KNOBS)
+    if v["failure_dist"] == "exponential" and knob_given(args, "weibull_shape"):
         raise CliError("--weibull-shape does not apply with --failure-dist exponential")
-    gpg = args.gpus_per_group
+    if knob_given(args, "gpu_mtbf_s") and knob_given(args, "system_mtbf_s"):
+        raise CliError(f"{given_flag(args, 'system_mtbf_s')}: not allowed with "
+                       f"{given_flag(args, 'gpu_mtbf_s')} (give the system MTBF or the per-GPU one)")
     n = getattr(args, "N", None)
     if n is not None:
-        if args.gpus % n or args.gpus // n < 1 or n < 2:
-            raise CliError(f"--N must be >= 2 and divide --gpus = {args.gpus}, got {n}")
-        gpg = args.gpus // n
-    if gpg is None:
-        gpg = DEFAULT_GPUS_PER_GROUP
-    gpu_mtbf = args.gpu_mtbf_hours
-    if gpu_mtbf is None and args.system_mtbf_min is None:
-        gpu_mtbf = DEFAULT_GPU_MTBF_HOURS
-    return cluster_spec(args.gpus, gpg, system_mtbf_min=args.system_mtbf_min,
-                        gpu_mtbf_hours=gpu_mtbf, restart_min=args.restart_min,
-                        checkpoint_s=args.checkpoint_s, step_s=args.step_s,
-                        allreduce_s=args.allreduce_s, allreduce=args.allreduce,
-                        model_bytes=args.model_bytes,
-                        weibull_shape=0.78 if args.weibull_shape is None else args.weibull_shape,
-                        failure_dist=failure_dist, domain_size=args.domain_size,
-                        domain_fault_share=args.domain_fault_share)
+        if n < 2 or v["gpus"] % n:
+            raise CliError(f"--N must be >= 2 and divide --gpus = {v['gpus']}, got {n}")
+        v["gpus_per_group"] = v["gpus"] // n
+    if knob_given(args, "system_mtbf_s"):
+        v["gpu_mtbf_s"] = None  # m is given: no per-GPU MTBF
+    else:
+        v["system_mtbf_s"] = None  # derived from the per-GPU MTBF
+    if not knob_given(args, "allreduce_s"):
+        v["allreduce_s"] = None  # derived from --allreduce
+    return cluster_spec(**v)
+
+
+def run_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The ClusterConfig fields of :data:`STRATEGY_KNOBS` (registry defaults where not given)."""
+    return knob_values(args, STRATEGY_KNOBS)
 
 
 #: Library parameter names -> the flags, so errors name what the user typed.
-FLAG_NAMES = {"gpus_per_group": "--gpus-per-group", "gpus": "--gpus",
-              "system_mtbf_min": "--system-mtbf-min", "gpu_mtbf_hours": "--gpu-mtbf-hours",
-              "restart_min": "--restart-min", "checkpoint_s": "--checkpoint-s",
-              "allreduce_s": "--allreduce-s", "step_s": "--step-s", "steps": "--steps",
-              "trials": "--simulate", "seed": "--seed", "checkpoint_factors": "--checkpoint-factors",
-              "spare_r": "--spare-r", "rep_r": "--rep-r", "spare_window": "--spare-window",
-              "weibull_shape": "--weibull-shape", "failure_dist": "--failure-dist",
-              "max_wall_t0": "--max-wall-t0", "min_restarts": "--min-restarts",
-              "ckpt_steps": "--ckpt-steps", "domain_size": "--domain-size",
-              "domain_fault_share": "--domain-fault-share", "rep_placement": "--rep-placement",
-              "model_bytes": "--model-bytes", "allreduce": "--allreduce"}
+FLAG_NAMES = {**{k.name: k.cli_flag for k in KNOBS.values()},
+              "steps": "--steps", "trials": "--simulate", "seed": "--seed",
+              "checkpoint_factors": "--checkpoint-factors", "spare_r": "--spare-r",
+              "rep_r": "--rep-r", "spare_window": "--spare-window", "max_wall_t0": "--max-wall-t0",
+              "min_restarts": "--min-restarts", "ckpt_steps": "--ckpt-steps"}
 
 #: Python-only phrases of library errors -> what to type on the command line.
 _PHRASES = {"(or pass allow_overlap=True)": "(or use --layout consecutive)",
@@ -303,7 +258,7 @@ def ensure_kernels(quiet: bool = False) -> None:
     if not quiet:
         print("spare: compiling the simulator kernels (first run only, ~1-2 min; `make venv` does "
               "this at install) ...", file=sys.stderr, flush=True)
-    dt = warm_kernels()
+    dt = warm_kernels(("event core",))
     if not quiet:
         print(f"spare: kernels compiled in {dt:.0f} s and cached", file=sys.stderr, flush=True)
 

@@ -12,17 +12,14 @@ from typing import Any
 from spare_lib.cli.common import (
     CliError,
     dump_json,
-    ensure_kernels,
     finite_float,
     flag_names,
     positive_int,
     print_table,
-    show_progress,
-    spec_from_args,
 )
 
 #: ``spare_lib.failures.FORMATS``, ``TIME_UNITS_S``, ``DISTS``, ``METHODS`` and
-#: ``spare_lib.cluster.traces.PLACEMENTS``, repeated so that building the parser does not import
+#: ``spare_lib.cluster.planning.traces.PLACEMENTS``, repeated so that building the parser does not import
 #: SciPy (a test checks they agree).
 FORMATS = ("stepfun", "titan", "lanl", "csv")
 TIME_UNITS = ("s", "min", "h", "d")
@@ -216,173 +213,4 @@ def cmd_trace_fit(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------ spare plan --failures
 
 
-def add_failures_args(pl: argparse.ArgumentParser) -> None:
-    """The ``--failures`` flags of ``spare plan``."""
-    g = pl.add_argument_group(
-        "real failures (with --failures FILE: simulations driven by the log instead of the Weibull "
-        "model; --simulate N_TRIALS sets the trials, default 5)")
-    g.add_argument("--failures", default=None, metavar="FILE",
-                   help="plan from a fault log: " + _FILE_HELP)
-    add_load_args(g, "failures-")
-    g.add_argument("--failures-method", choices=SYNTH_METHODS, default=None,
-                   help="how group failures are synthesized from the log: block-bootstrap "
-                        "(default; tiles of the real log, simultaneous faults kept) or fitted "
-                        "(compound renewal process fitted to it)")
-    g.add_argument("--failures-placement", choices=PLACEMENTS, default=None,
-                   help="groups on the servers: contiguous (default; a multi-server fault hits "
-                        "neighbouring groups) or random (group ids permuted per trial)")
-    g.add_argument("--failures-dist", choices=("weibull", "exponential", "lognormal", "gamma"),
-                   default=None, help="law of the gaps with --failures-method fitted (default weibull)")
-    g.add_argument("--failures-tolerance-s", type=finite_float("--failures-tolerance-s", allow_zero=True),
-                   default=None, help="faults within this many seconds are one instant (default 1)")
-    g.add_argument("--gpus-per-server", type=positive_int("--gpus-per-server"), default=None,
-                   help="GPUs per server of the planned cluster (default: the log's GPUs per node)")
-    g.add_argument("--failures-checkpoint", choices=("closed-form", "paper"), default=None,
-                   help="checkpoint interval C0 of the r search: T_c* at the log's system MTBF "
-                        "(default) or the paper's table (N = 200, 600, 1000)")
-    g.add_argument("--failures-chunk-s", type=finite_float("--failures-chunk-s"), default=None,
-                   help="length of each synthesized block of failures (default: the log's window)")
-    g.add_argument("--failures-horizon-s", type=finite_float("--failures-horizon-s"), default=None,
-                   help="first horizon of each trial's failures (default: 1.5 x the closed-form "
-                        "time-to-train of the slowest candidate; runs that outlast it are rerun "
-                        "on a longer one)")
-
-
-#: Flags of ``spare plan`` that only apply with --failures (dest names).
-FAILURES_ONLY = ("failures_format", "failures_time_unit", "failures_system", "failures_gpus_per_node",
-                 "failures_n_nodes", "failures_window_s", "failures_method", "failures_placement",
-                 "failures_dist", "failures_tolerance_s", "gpus_per_server", "failures_checkpoint",
-                 "failures_chunk_s", "failures_horizon_s")
-
-#: Flags of ``spare plan`` that do not apply with --failures, and why.
-_NOT_WITH_FAILURES = {
-    "system_mtbf_min": "the log sets the failure rate",
-    "gpu_mtbf_hours": "the log sets the failure rate",
-    "weibull_shape": "the log replaces the Weibull model",
-    "failure_dist": "the log replaces the failure law (see --failures-dist for --failures-method fitted)",
-    "model": "trace-driven plans use the finite-N closed form for their starting points",
-    "min_restarts": "not checked for trace-driven runs",
-    "no_common_failures": "every trial replays the same synthesized failures for every candidate",
-    "cache_dir": "trace-driven runs are not cached",
-    "scheduler": "trace-driven runs use local processes or serial",
-}
-
-
-def check_failures_flags(args: argparse.Namespace) -> None:
-    """CliError for flags that do not go with (or need) --failures."""
-    if args.failures is None:
-        given = [n for n in FAILURES_ONLY if getattr(args, n) is not None]
-        if given:
-            raise CliError(f"--{given[0].replace('_', '-')} only applies with --failures FILE")
-        return
-    for name, why in _NOT_WITH_FAILURES.items():
-        if getattr(args, name) not in (None, False):
-            raise CliError(f"--{name.replace('_', '-')} does not apply with --failures ({why})")
-    if args.domain_size != 1 or args.domain_fault_share != 0:
-        flag = "--domain-size" if args.domain_size != 1 else "--domain-fault-share"
-        raise CliError(f"{flag} does not apply with --failures (a log carries its own simultaneous "
-                       "failures; see --failures-placement)")
-    if args.layout == "domain-aware":
-        raise CliError("--layout must be ruler or consecutive with --failures, got domain-aware")
-    if args.rep_placement != "consecutive":
-        raise CliError("--rep-placement must be consecutive with --failures (trace-driven runs "
-                       f"place replica sets consecutively), got {args.rep_placement}")
-    if args.backend == "dask":
-        raise CliError("--backend must be processes or serial with --failures, got dask")
-    if args.failures_dist is not None and args.failures_method != "fitted":
-        raise CliError("--failures-dist only applies with --failures-method fitted")
-
-
-_TRACE_FLAGS = {"trials": "--simulate", "steps": "--steps", "seed": "--seed", "spare_r": "--spare-r",
-                "rep_r": "--rep-r", "spare_window": "--spare-window",
-                "checkpoint_factors": "--checkpoint-factors", "max_wall_t0": "--max-wall-t0",
-                "failures_method": "--failures-method", "method": "--failures-method",
-                "placement": "--failures-placement", "dist": "--failures-dist",
-                "gpus_per_server": "--gpus-per-server", "tolerance_s": "--failures-tolerance-s",
-                "chunk_s": "--failures-chunk-s", "horizon_s": "--failures-horizon-s",
-                "checkpoint": "--failures-checkpoint", "workers": "--workers", "backend": "--backend",
-                "gpus_per_group": "--gpus-per-group", "gpus": "--gpus"}
-
-
-def cmd_plan_failures(args: argparse.Namespace) -> int:
-    """``spare plan --failures FILE``: r and C per method from simulations driven by the log."""
-    from spare_lib.cluster.planning import CKPT_FACTORS, MAX_WALL_T0, SPARE_WINDOW
-    from spare_lib.cluster.traces import plan_with_trace
-
-    check_failures_flags(args)
-    trials = DEFAULT_TRACE_TRIALS if args.simulate is None else args.simulate
-    trace = load_from_args(args.failures, args, "failures-", flag="--failures")
-    backend = args.backend or "processes"
-    try:
-        spec = spec_from_args(args)
-        ensure_kernels(quiet=args.json)
-        tp = plan_with_trace(
-            trace, spec, failures_method=args.failures_method or "block-bootstrap", trials=trials,
-            seed=args.seed, steps=None if args.steps in (None, "auto") else args.steps,
-            spare_r=args.spare_r, rep_r=args.rep_r, include_ckpt=not args.no_ckpt_only,
-            checkpoint=args.failures_checkpoint or "closed-form",
-            checkpoint_factors=CKPT_FACTORS if args.checkpoint_factors is None else args.checkpoint_factors,
-            spare_window=SPARE_WINDOW if args.spare_window is None else args.spare_window,
-            dist=args.failures_dist or "weibull", placement=args.failures_placement or "contiguous",
-            gpus_per_server=args.gpus_per_server,
-            tolerance_s=1.0 if args.failures_tolerance_s is None else args.failures_tolerance_s,
-            chunk_s=args.failures_chunk_s, horizon_s=args.failures_horizon_s,
-            max_wall_t0=MAX_WALL_T0 if args.max_wall_t0 is None else args.max_wall_t0,
-            layout=args.layout, backend=backend, workers=args.workers, progress=show_progress(args))
-    except CliError:
-        raise
-    except ValueError as exc:
-        raise CliError(flag_names(str(exc), _TRACE_FLAGS)) from None
-    if args.json:
-        print(dump_json({**tp.to_dict(), "layout": args.layout,
-                         "best": _best_choice(tp)}))
-        return 0
-    _print_trace_plan(tp, spec, trace, args)
-    return 0
-
-
-def _best_choice(tp: Any) -> dict[str, Any] | None:
-    if not tp.choices:
-        return None
-    c = min(tp.choices.values(), key=lambda c: (not c.finished, c.ttt_mean))
-    return {"method": c.method, "label": c.label, "r": c.r, "checkpoint_steps": c.checkpoint_steps,
-            "ttt_over_t0": c.ttt_mean}
-
-
-def _print_trace_plan(tp: Any, spec: Any, trace: Any, args: argparse.Namespace) -> None:
-    print(f"Cluster: {spec.gpus:,} GPUs / {spec.gpus_per_group:,} per group -> N = {spec.N} groups; "
-          f"restart T_r = {spec.restart_s / 60:.3g} min; checkpoint T_s = {spec.checkpoint_s:.3g} s; "
-          f"step = {spec.step_s:.3g} s (compute {spec.compute_per_stack_s:.3g} s + all-reduce T_a "
-          f"{spec.allreduce_s:.3g} s); SPARe layout {args.layout}")
-    gps = args.gpus_per_server or trace.gpus_per_node
-    print(f"Failures: {trace.label} ({args.failures}: {trace.n_faults} faults on {trace.n_nodes} nodes "
-          f"over {trace.window_s / 86400:.1f} d), synthesized onto this cluster's servers"
-          + (f" of {gps} GPUs" if gps else "")
-          + f" by {args.failures_method or 'block-bootstrap'}, placement "
-          f"{args.failures_placement or 'contiguous'}: group failures every "
-          f"{tp.system_mtbf_s / 60:.3g} min on average (system MTBF; the Weibull model is not used)")
-    factors = ", ".join(f"{f:g}" for f in (args.checkpoint_factors if args.checkpoint_factors
-                                           is not None else (0.5, 0.75, 1.5, 2.0)))
-    search = f"then C = {factors} x C0 at the best r (search 'C')" if factors else "no checkpoint search"
-    default = " (the default without --simulate)" if args.simulate is None else ""
-    print(f"\nSimulation ({tp.trials} trials{default} x {tp.steps:,} steps per run; every candidate r at the "
-          f"checkpoint interval C0 of the {tp.checkpoint} rule (search 'r'), {search}; trial t of "
-          f"every candidate replays the same synthesized failures, seed {tp.seed}; "
-          f"{tp.elapsed_s:.0f} s):")
-    rows = []
-    for q in tp.points:
-        unfinished = q.trials - q.completed
-        mean = (f"{q.ttt_mean:.3f}" if not unfinished
-                else f">= {q.ttt_mean:.1f} ({unfinished}/{q.trials} unfinished)")
-        rows.append({"method": q.label, "search": "r" if q.stage == 1 else "C", "r": q.r,
-                     "C (steps)": q.checkpoint_steps, "TTT/T0 mean": mean, "s.e.": _fmt(q.ttt_se, ".3f"),
-                     "restarts": f"{q.restarts_mean:.1f}",
-                     "A mean": f"{100 * q.availability_mean:.1f}%",
-                     "closed TTT/T0": _fmt(q.closed_form_ttt, ".3f")})
-    print_table(rows, list(rows[0]))
-    print()
-    print("\n".join(tp.lines()))
-
-
-__all__ = ["FAILURES_ONLY", "add_failures_args", "add_load_args", "add_trace_parser",
-           "check_failures_flags", "cmd_plan_failures", "load_from_args"]
+__all__ = ["add_load_args", "add_trace_parser", "load_from_args"]

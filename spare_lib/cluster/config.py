@@ -1,7 +1,7 @@
 """Cluster presets for the time-to-train simulator (SPEC §6): the paper's 600k-H100 cluster.
 
 A :class:`ClusterConfig` holds everything the discrete-event simulator
-(:func:`spare_lib.cluster.simulate.simulate`) needs besides the method, N, r and the checkpoint
+(:func:`spare_lib.cluster.runs.simulate.simulate`) needs besides the method, N, r and the checkpoint
 interval: step count, per-stack compute time and its jitter, all-reduce time T_a, restart time
 T_r, the stall per reconfiguration, checkpoint write time T_s, the failure law and its domains,
 and the knobs of the recovery strategies (rejoin time, micro-batches, data fetch, in-memory
@@ -22,9 +22,10 @@ Example
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 
-from spare_lib._util.validate import check_int, check_positive, check_probability
+from spare_lib._util.validate import check_int, check_positive
+from spare_lib.registry.knobs import KNOBS
 from spare_lib.stacking.layout import Layout
 
 #: Number of H100 GPUs of the paper's cluster.
@@ -106,57 +107,33 @@ class ClusterConfig:
         disk when a group and its peer both died since the memory checkpoint.
     """
 
-    steps: int = 10_000
-    compute_per_stack_s: float = STACK_FLOP / GROUP_FLOPS
-    jitter_sigma: float = 0.05
-    jitter_min: float = 0.1
-    allreduce_s: float = 6.0
-    allreduce_fail_factor: float = 0.5
-    restart_s: float = 3600.0
-    stall_s: float = 0.1
-    checkpoint_s: float = CHECKPOINT_BYTES / CHECKPOINT_BW_BYTES_S
-    failure_dist: str = "weibull"
-    weibull_shape: float = 0.78
-    system_mtbf_s: float = 300.0
-    n_gpus: int = PAPER_GPUS
-    domain_size: int = 1
-    domain_fault_share: float = 0.0
-    rejoin_s: float = math.inf
-    rejoin_stall_s: float | None = None
-    microbatches: int = 1
-    fetch_s: float = 0.0
-    mem_checkpoint_s: float = 0.0
-    mem_restart_s: float = 0.0
-    mem_ideal: bool = False
+    steps: int = KNOBS["steps"].default
+    compute_per_stack_s: float = KNOBS["compute_per_stack_s"].default
+    jitter_sigma: float = KNOBS["jitter_sigma"].default
+    jitter_min: float = KNOBS["jitter_min"].default
+    allreduce_s: float = KNOBS["allreduce_s"].default
+    allreduce_fail_factor: float = KNOBS["allreduce_fail_factor"].default
+    restart_s: float = KNOBS["restart_s"].default
+    stall_s: float = KNOBS["stall_s"].default
+    checkpoint_s: float = KNOBS["checkpoint_s"].default
+    failure_dist: str = KNOBS["failure_dist"].default
+    weibull_shape: float = KNOBS["weibull_shape"].default
+    system_mtbf_s: float = KNOBS["system_mtbf_s"].default
+    n_gpus: int = KNOBS["n_gpus"].default
+    domain_size: int = KNOBS["domain_size"].default
+    domain_fault_share: float = KNOBS["domain_fault_share"].default
+    rejoin_s: float = KNOBS["rejoin_s"].default
+    rejoin_stall_s: float | None = KNOBS["rejoin_stall_s"].default
+    microbatches: int = KNOBS["microbatches"].default
+    fetch_s: float = KNOBS["fetch_s"].default
+    mem_checkpoint_s: float = KNOBS["mem_checkpoint_s"].default
+    mem_restart_s: float = KNOBS["mem_restart_s"].default
+    mem_ideal: bool = KNOBS["mem_ideal"].default
 
     def __post_init__(self) -> None:
-        check_int("steps", self.steps, lo=1)
-        check_positive("compute_per_stack_s", self.compute_per_stack_s)
-        check_positive("jitter_sigma", self.jitter_sigma, allow_zero=True)
-        check_positive("jitter_min", self.jitter_min)
-        check_positive("allreduce_s", self.allreduce_s, allow_zero=True)
-        v = check_positive("allreduce_fail_factor", self.allreduce_fail_factor, allow_zero=True)
-        if v > 1.0:
-            raise ValueError(f"allreduce_fail_factor must be in [0, 1], got {v!r}")
-        check_positive("restart_s", self.restart_s, allow_zero=True)
-        check_positive("stall_s", self.stall_s, allow_zero=True)
-        check_positive("checkpoint_s", self.checkpoint_s, allow_zero=True)
-        if self.failure_dist not in FAILURE_DISTRIBUTIONS:
-            raise ValueError(f"failure_dist must be one of {FAILURE_DISTRIBUTIONS}, "
-                             f"got {self.failure_dist!r}")
-        check_positive("weibull_shape", self.weibull_shape)
-        check_positive("system_mtbf_s", self.system_mtbf_s)
-        check_int("n_gpus", self.n_gpus, lo=1)
-        check_int("domain_size", self.domain_size, lo=1)
-        check_probability("domain_fault_share", self.domain_fault_share)
-        if not (isinstance(self.rejoin_s, (int, float)) and self.rejoin_s > 0):
-            raise ValueError(f"rejoin_s must be in (0, inf], got {self.rejoin_s!r}")
-        if self.rejoin_stall_s is not None:
-            check_positive("rejoin_stall_s", self.rejoin_stall_s, allow_zero=True)
-        check_int("microbatches", self.microbatches, lo=1)
-        check_positive("fetch_s", self.fetch_s, allow_zero=True)
-        check_positive("mem_checkpoint_s", self.mem_checkpoint_s, allow_zero=True)
-        check_positive("mem_restart_s", self.mem_restart_s, allow_zero=True)
+        # every field is a knob of the one registry (range, unit, default: docs/knobs.md)
+        for f in fields(self):
+            object.__setattr__(self, f.name, KNOBS[f.name].check(getattr(self, f.name)))
 
     def group_mean_s(self, N: int) -> float:
         """Mean time between failures of one group, N·m seconds."""

@@ -103,9 +103,9 @@ def make_cluster_ttt_vs_r_correlated(summary: Any, plan: Any | None = None) -> A
     Parameters
     ----------
     summary : DataFrame
-        From :func:`spare_lib.cluster.correlated.summarize_correlated`.
+        From :func:`spare_lib.cluster.runs.correlated.summarize_correlated`.
     plan : DataFrame or None
-        From :func:`~spare_lib.cluster.correlated.checkpoint_plan`: its J_q (Eq. 7 with μ_q) is
+        From :func:`~spare_lib.cluster.runs.correlated.checkpoint_plan`: its J_q (Eq. 7 with μ_q) is
         drawn as a thin dotted line for the SPARe candidates.
 
     Returns
@@ -163,7 +163,7 @@ def make_r_star_vs_share(rstar: Any, sim_optima: Any | None = None) -> Any:
     rstar : DataFrame
         Columns layout ('ruler' or 'domain-aware'), q, r_star (argmin of J_q) and mu_q_at_r_star.
     sim_optima : DataFrame or None
-        From :func:`spare_lib.cluster.correlated.correlated_optima`; the SPARe rows are drawn as
+        From :func:`spare_lib.cluster.runs.correlated.correlated_optima`; the SPARe rows are drawn as
         large open markers.
     """
     import matplotlib.pyplot as plt

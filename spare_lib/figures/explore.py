@@ -5,7 +5,7 @@ m, restart time T_r, checkpoint write time T_s, failure-free step time, strategy
 it from the closed forms (:func:`spare_lib.cluster.planning.plan`) on every change and shows the
 recommendation (:func:`recommendation_html`) and the curves (:func:`make_planner_png`, i.e.
 :func:`~spare_lib.figures.cluster.make_explore_figure`). Its "simulate" button runs
-:func:`spare_lib.cluster.planning_sim.plan_simulated` for the selected point with a progress bar.
+:func:`spare_lib.cluster.planning.run_plan` for the selected point with a progress bar.
 The strategies offered are :data:`spare_lib.cluster.planning.METHODS`, so a method added there
 appears here. The same notebook is the standalone app of ``make app``
 (:mod:`spare_lib.figures.app`, Voilà).
@@ -33,16 +33,18 @@ from spare_lib.cluster.planning import (
     METHODS,
     ClusterSpec,
     Plan,
+    PlanRequest,
+    PlanResult,
     cluster_spec,
     plan,
+    run_plan,
 )
-from spare_lib.cluster.planning_sim import SimulatedPlan, plan_simulated, simulated_frame
 
 #: The paper's N = 600 configuration (the notebook's default point and the figure
 #: ``explore_default``): keyword arguments of :func:`cluster_spec`; step_s None is 64 s + T_a.
-DEFAULT_CLUSTER: dict[str, Any] = {"gpus": 600_000, "gpus_per_group": 1000, "system_mtbf_min": 5.0,
-                                   "restart_min": 60.0, "checkpoint_s": th.T_S_PAPER,
-                                   "step_s": None}
+DEFAULT_CLUSTER: dict[str, Any] = {"gpus": 600_000, "gpus_per_group": 1000, "system_mtbf_s": 300.0,
+                                   "restart_s": 3600.0, "checkpoint_s": th.T_S_PAPER,
+                                   "step_s": None, "allreduce": "preset"}
 
 #: The r the planner starts with.
 DEFAULT_R = 8
@@ -144,7 +146,7 @@ def make_planner_png(closed: Plan, strategy: str = "spare", r: int | None = DEFA
 
 
 def simulate_selected(spec: ClusterSpec, strategy: str, r: int, *, trials: int, steps: int,
-                      seed: int = 0, progress: bool = False) -> SimulatedPlan:
+                      seed: int = 0, progress: bool = False) -> PlanResult:
     """Simulate the selected point: the strategy at ``r``, the other redundancy method at its
     closed-form r (for comparison), each at its closed-form checkpoint interval, serially.
 
@@ -157,9 +159,41 @@ def simulate_selected(spec: ClusterSpec, strategy: str, r: int, *, trials: int, 
     r = clip_r(closed, strategy, r)
     spare_r = (r,) if strategy == "spare" else (closed.spare.r,)
     rep_r = (r,) if strategy == "rep" else (closed.rep.r,)
-    return plan_simulated(spec, trials, steps=steps, seed=seed, spare_r=spare_r, rep_r=rep_r,
-                          include_ckpt=strategy == "ckpt", checkpoint_factors=(),
-                          backend="serial", progress=progress)
+    methods = ("spare", "rep") + (("ckpt",) if strategy == "ckpt" else ())
+    return run_plan(PlanRequest(spec, methods=methods, model="finite", trials=trials,
+                                steps=steps, seed=seed, spare_r=spare_r, rep_r=rep_r,
+                                checkpoint_factors=(), backend="serial", progress=progress))
+
+
+def simulated_frame(res: PlanResult) -> Any:
+    """One row per simulated (method, r, checkpoint interval) of a plan, as a DataFrame."""
+    import dataclasses
+
+    import pandas as pd
+
+    cols = ["label", "stage", "r", "checkpoint_steps", "trials", "completed", "ttt_mean", "ttt_std",
+            "ttt_min", "ttt_max", "closed_form_ttt", "availability_mean",
+            "closed_form_availability", "overhead_mean", "restarts_mean"]
+    return pd.DataFrame([dataclasses.asdict(p) for p in res.points])[cols]
+
+
+def explore_summary(closed: Plan, r: int | None = None) -> str:
+    """A few lines for the explorer: the recommendation and, optionally, the selected SPARe r."""
+    c = closed.cluster
+    lines = [f"N = {c.N} groups, m = {c.system_mtbf_s / 60:.2f} min, T_r = {c.restart_s / 60:.1f} "
+             f"min, T_s = {c.checkpoint_s:.1f} s, step = {c.step_s:.1f} s"]
+    for p in (closed.spare, closed.rep, closed.ckpt):
+        lines.append(f"{p.label:<10}  r* = {p.r:<2}  T_c* = {p.checkpoint_period_s:7.0f} s "
+                     f"({p.checkpoint_steps} steps)  A* = {100 * p.availability:5.1f} %  "
+                     f"TTT/T0 = {p.ttt_over_t0:.3f}")
+    lines.append(f"gain of SPARe+CKPT over Rep+CKPT: {100 * closed.gain_vs_rep:.1f} % "
+                 "(closed form)")
+    if r is not None:
+        p = closed.point("spare", r)
+        lines.append(f"selected SPARe r = {r}: T_c* = {p.checkpoint_period_s:.0f} s "
+                     f"({p.checkpoint_steps} steps), A* = {100 * p.availability:.1f} %, "
+                     f"TTT/T0 = {p.ttt_over_t0:.3f}")
+    return "\n".join(lines)
 
 
 class Planner:
@@ -192,15 +226,15 @@ class Planner:
     def __init__(self, *, trials: int, steps: int, seed: int = 0,
                  gpus: int = DEFAULT_CLUSTER["gpus"],
                  gpus_per_group: int = DEFAULT_CLUSTER["gpus_per_group"],
-                 system_mtbf_min: float = DEFAULT_CLUSTER["system_mtbf_min"],
-                 restart_min: float = DEFAULT_CLUSTER["restart_min"],
+                 system_mtbf_min: float = DEFAULT_CLUSTER["system_mtbf_s"] / 60.0,
+                 restart_min: float = DEFAULT_CLUSTER["restart_s"] / 60.0,
                  checkpoint_s: float = DEFAULT_CLUSTER["checkpoint_s"],
                  step_s: float | None = None, strategy: str = "spare", r: int = DEFAULT_R) -> None:
         import ipywidgets as w
 
         self.trials, self.steps, self.seed = int(trials), int(steps), int(seed)
         if step_s is None:
-            step_s = cluster_spec(gpus, gpus_per_group).step_s
+            step_s = cluster_spec(gpus, gpus_per_group, allreduce="preset").step_s
         style = {"description_width": "11em"}
         lay = w.Layout(width="32em")
 
@@ -254,8 +288,9 @@ class Planner:
         """The cluster of the current inputs (ValueError naming the bad one)."""
         v = {k: c.value for k, c in self.controls.items()}
         return cluster_spec(int(v["gpus"]), int(v["gpus_per_group"]),
-                            system_mtbf_min=float(v["mtbf_min"]), restart_min=float(v["restart_min"]),
-                            checkpoint_s=float(v["checkpoint_s"]), step_s=float(v["step_s"]))
+                            system_mtbf_s=60 * float(v["mtbf_min"]), restart_s=60 * float(v["restart_min"]),
+                            checkpoint_s=float(v["checkpoint_s"]), step_s=float(v["step_s"]),
+                            allreduce="preset")
 
     def update(self, change: Any = None) -> None:
         """Re-plan from the closed forms and redraw (the callback of every control)."""
@@ -288,7 +323,7 @@ class Planner:
         finally:
             self._busy = False
 
-    def simulate(self, _: Any = None) -> SimulatedPlan | None:
+    def simulate(self, _: Any = None) -> PlanResult | None:
         """Run :func:`simulate_selected` for the current inputs and show its table."""
         from IPython.display import display
 

@@ -2,7 +2,7 @@
 rate dispersion, Titan GPU survival, and Figs. 6–7 redone with trace-driven failures.
 
 Builders take the library's tables (:mod:`spare_lib.failures` traces and fits, the points of
-:func:`spare_lib.cluster.traces.plan_with_trace`) and return a Figure; they compute nothing but what
+:func:`spare_lib.cluster.planning.traces.plan_with_trace`) and return a Figure; they compute nothing but what
 they draw (histograms, Kaplan–Meier curves via ``scipy.stats.ecdf``).
 """
 
@@ -177,7 +177,7 @@ def make_trace_vs_r(points: Any, metric: str, ylabel: str) -> Any:
     ----------
     points : DataFrame
         Columns model, method ('spare', 'rep'), r, ``<metric>_mean``, ``<metric>_se`` (e.g. from
-        the points of :func:`~spare_lib.cluster.traces.plan_with_trace`), and a bool ``best``
+        the points of :func:`~spare_lib.cluster.planning.traces.plan_with_trace`), and a bool ``best``
         marking each method's optimum per model (drawn as a star).
     metric : {'ttt', 'availability'}
     ylabel : str

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from spare_lib.cluster.strategies import STRATEGIES, STRATEGY_LABELS
+from spare_lib.cluster.planning.strategies import STRATEGIES, STRATEGY_LABELS
 from spare_lib.figures.style import COLUMN_IN, PAGE_IN
 
 #: One colour, marker and line style per strategy (colour-blind safe, distinct in grayscale).
@@ -24,7 +24,7 @@ STRATEGY_STYLE: dict[str, dict[str, str]] = {
 
 def summarize_sweep(runs: Any) -> Any:
     """Mean, min and max of TTT/T0 (and the other metrics' means) per (N, value, strategy) of
-    :func:`~spare_lib.cluster.strategies.sweep_strategies` frames (an ``N`` column added)."""
+    :func:`~spare_lib.cluster.planning.strategies.sweep_strategies` frames (an ``N`` column added)."""
     g = runs.groupby(["N", "value", "strategy"], sort=False)
     out = g.agg(label=("label", "first"), r=("r", "first"), ttt_over_t0=("ttt_over_t0", "mean"),
                 ttt_min=("ttt_over_t0", "min"), ttt_max=("ttt_over_t0", "max"),

@@ -35,6 +35,7 @@ from spare_lib.theory.predict_curves import restart_end_nodes as restart_end_nod
 from spare_lib.theory.predict_curves import (  # (re-exported)
     restart_end_nodes_many as restart_end_nodes_many,
 )
+from spare_lib.theory.predict_terms import NoTrainingCycle as NoTrainingCycle  # (re-exported)
 from spare_lib.theory.predict_terms import (
     _binomial_moments,
     _mu_index,
@@ -47,12 +48,6 @@ from spare_lib.theory.predict_terms import _p0_table as _p0_table  # (re-exporte
 # ---------------------------------------------------------------------------------------------
 # one training cycle (from a restart's end, or from t = 0 with fresh clocks)
 # ---------------------------------------------------------------------------------------------
-
-class NoTrainingCycle(ValueError):
-    """The cluster never trains: a cycle is wiped out at its first poll with probability
-    ≥ 1 − 1e-9 (groups fail faster than the restart windows let them through), so TTT is
-    unbounded and the model has no cycle to describe."""
-
 
 class _Cycle:
     """Survival G(τ) of the uptime and progress V(τ) on a τ grid, with the derived moments.

@@ -50,7 +50,7 @@ def test_app_recommendation_and_plot_follow_the_inputs(browser_page, tmp_path):
         box = page.locator(".spare-input-gpus-per-group input")
         box.fill("3000")
         box.press("Enter")
-        at_200 = plan(cluster_spec(600_000, 3000, system_mtbf_min=5.0, restart_min=60.0,
+        at_200 = plan(cluster_spec(600_000, 3000, system_mtbf_s=300, restart_s=3600,
                                    checkpoint_s=th.T_S_PAPER, step_s=70.0))
         expect(rec).to_contain_text("N = 200 groups")
         expect(rec).to_contain_text(f"SPARe+CKPT: recommended r = {at_200.spare.r},")

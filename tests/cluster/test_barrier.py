@@ -23,7 +23,7 @@ import pytest
 from scipy import stats
 from scipy.special import ndtri
 
-from spare_lib.cluster.barrier import (
+from spare_lib.cluster.engine.barrier import (
     barrier_buffers,
     barrier_direct,
     barrier_direct_patch,
@@ -211,7 +211,7 @@ def test_sampled_is_deterministic_and_leaves_inputs_alone() -> None:
 # --------------------------------------------------------------------------- wired core
 
 def _simulate_has_barrier() -> bool:
-    from spare_lib.cluster.simulate import simulate
+    from spare_lib.cluster.runs.simulate import simulate
     return "barrier" in inspect.signature(simulate).parameters
 
 

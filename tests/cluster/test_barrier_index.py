@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from spare_lib.cluster import h100_600k, simulate
-from spare_lib.cluster.barrier import (
+from spare_lib.cluster.engine.barrier import (
     barrier_buffers,
     barrier_step,
     barrier_step_idx,

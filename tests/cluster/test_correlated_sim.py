@@ -1,5 +1,5 @@
 """Correlated failures in the time-to-train simulator and the notebook-75 driver
-(:mod:`spare_lib.cluster.correlated`): input validation, the restart statistics the theory
+(:mod:`spare_lib.cluster.runs.correlated`): input validation, the restart statistics the theory
 predicts, the interruption sampler against the wipe-out sampler, and determinism."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from spare_lib.cluster import h100_600k, paper_checkpoint_interval, simulate
-from spare_lib.cluster.correlated import (
+from spare_lib.cluster.runs.correlated import (
     checkpoint_plan,
     correlated_optima,
     correlated_runs_frame,

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 from spare_lib.cluster import h100_600k, simulate
-from spare_lib.cluster.core import DIST_EXPONENTIAL_STREAM, DIST_WEIBULL_STREAM, _renew, stream_uniform
+from spare_lib.cluster.engine.core import DIST_EXPONENTIAL_STREAM, DIST_WEIBULL_STREAM, _renew, stream_uniform
 
 
 def _gaps(dist: int, shape: float, scale: float, w: int, n: int, fseed: int = 7) -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Planning across strategies (spare_lib.cluster.strategies): common random numbers, strict JSON,
+"""Planning across strategies (spare_lib.cluster.planning.strategies): common random numbers, strict JSON,
 the recommendation, bad inputs, and the helpers (paired bootstrap, stall-rule model)."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from spare_lib.cluster import cluster_spec, h100_600k
-from spare_lib.cluster.strategies import (
+from spare_lib.cluster.planning.strategies import (
     EXACT,
     STRATEGIES,
     paired_gain,
@@ -108,7 +108,7 @@ def test_rejoin_stall_is_passed_through(seen) -> None:
 
 
 def test_accepts_a_cluster_spec() -> None:
-    spec = cluster_spec(20_000, 1000, system_mtbf_min=2, restart_min=10)
+    spec = cluster_spec(20_000, 1000, system_mtbf_s=120, restart_s=600)
     p = plan_strategies(spec, trials=1, steps=30, workers=1, rejoin_s=300.0,
                         strategies=("spare", "elastic-drop"))
     assert p.N == 20 and p.steps == 30 and p.config.rejoin_s == 300.0

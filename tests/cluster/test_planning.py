@@ -23,8 +23,8 @@ PAPER = {200: (3000, 66.0), 600: (1000, 70.0), 1000: (600, 74.0)}
 
 def paper_spec(N: int) -> planning.ClusterSpec:
     gpg, step = PAPER[N]
-    return planning.cluster_spec(600_000, gpg, system_mtbf_min=5, restart_min=60, checkpoint_s=58.8,
-                            step_s=step)
+    return planning.cluster_spec(600_000, gpg, system_mtbf_s=300, restart_s=3600, checkpoint_s=58.8,
+                                 step_s=step, allreduce="preset")
 
 
 @pytest.fixture(scope="module")
@@ -47,10 +47,10 @@ def test_cluster_spec_units_and_preset_split():
     assert (s.N, s.allreduce_s, s.compute_per_stack_s) == (600, 6.0, 64.0)  # T_a = N/100 s
     assert (s.system_mtbf_s, s.restart_s) == (300.0, 3600.0)
     # per-GPU MTBF: m = MTBF_GPU / #GPUs; 50,000 h over 600k GPUs = 5 min
-    g = planning.cluster_spec(600_000, 1000, gpu_mtbf_hours=50_000, step_s=70)
+    g = planning.cluster_spec(600_000, 1000, gpu_mtbf_s=1.8e8, step_s=70)
     assert g.system_mtbf_s == pytest.approx(300.0)
     # explicit all-reduce and default step 64 s + T_a
-    e = planning.cluster_spec(1024, 8, allreduce_s=0.0)
+    e = planning.cluster_spec(1024, 8, allreduce_s=0.0, system_mtbf_s=300)
     assert (e.N, e.step_s, e.compute_per_stack_s) == (128, 64.0, 64.0)
     cfg = s.cluster_config(steps=123)
     assert (cfg.steps, cfg.compute_per_stack_s, cfg.allreduce_s, cfg.restart_s) == (123, 64.0, 6.0,
@@ -62,15 +62,16 @@ def test_cluster_spec_units_and_preset_split():
     ("kwargs", "match"),
     [
         ({"gpus_per_group": 400_000}, r"gpus_per_group must be in \[1, 300000\]"),
-        ({"gpus": 1}, r"gpus must be in \[2, inf\]"),
-        ({"gpus": 6.5}, "gpus must be an integer"),
-        ({"system_mtbf_min": 5, "gpu_mtbf_hours": 1e4}, "not both"),
-        ({"system_mtbf_min": 0}, r"system_mtbf_min must be finite and in \(0, inf\)"),
-        ({"gpu_mtbf_hours": -1}, r"gpu_mtbf_hours must be finite and in \(0, inf\)"),
-        ({"restart_min": -1}, r"restart_min must be finite and in \[0, inf\)"),
+        ({"gpus": 1}, r"gpus must be an integer in \[2, 1e12\]"),
+        ({"gpus": 6.5}, r"gpus must be an integer in \[2, 1e12\], got 6.5"),
+        ({"system_mtbf_s": 300, "gpu_mtbf_s": 3.6e7}, "not both"),
+        ({"system_mtbf_s": 0}, r"system_mtbf_s must be in \[0.001, 1e12\]"),
+        ({"gpu_mtbf_s": -1}, r"gpu_mtbf_s must be in \(0, inf\)"),
+        ({"restart_s": -1}, r"restart_s must be in \[0, inf\)"),
         ({"checkpoint_s": 0}, r"checkpoint_s must be finite and in \(0, inf\)"),
-        ({"step_s": float("nan")}, "step_s must be finite"),
-        ({"step_s": 5.0}, r"step_s must exceed the default all-reduce time T_a = N/100 = 6 s"),
+        ({"step_s": float("nan")}, "step_s must be in"),
+        ({"step_s": 5.0, "allreduce": "preset"},
+         r"step_s must exceed the default all-reduce time T_a = N/100 = 6 s"),
         ({"step_s": 5.0, "allreduce_s": 5.0}, r"allreduce_s must be in \[0, step_s\)"),
     ],
 )
@@ -84,7 +85,7 @@ def test_leftover_gpus_stay_idle_and_scale_defaults():
     # issue 16: 128 does not divide 10^6 -> N = 7812 groups, 64 GPUs idle; m from the per-GPU
     # MTBF over the working GPUs, T_a from the ring all-reduce model
     cluster_spec = planning.cluster_spec
-    s = cluster_spec(1_000_000, 128, gpu_mtbf_hours=50_000, allreduce="ring")
+    s = cluster_spec(1_000_000, 128)  # the defaults: 1.8e8 s per GPU, the ring all-reduce
     assert (s.N, s.idle_gpus) == (7812, 64)
     assert s.system_mtbf_s == pytest.approx(50_000 * 3600 / (7812 * 128))
     assert s.allreduce_s == pytest.approx(allreduce_time_s(7812, 2e13 / 128))
@@ -209,8 +210,8 @@ def test_checkpoint_steps_reproduce_the_papers_table(paper_plans, N):
 def test_plan_invariants(n_groups, gpg, m_min, tr_min, ts, compute):
     """Any cluster: the recommendation minimises J over the candidates, T_c* maximises Eq. 2's
     availability (checked against A at T_c*·(1 ± 5 %)), and the numbers are in range."""
-    s = planning.cluster_spec(n_groups * gpg, gpg, system_mtbf_min=m_min, restart_min=tr_min,
-                         checkpoint_s=ts, step_s=compute + n_groups / 100)
+    s = planning.cluster_spec(n_groups * gpg, gpg, system_mtbf_s=60 * m_min, restart_s=60 * tr_min,
+                              checkpoint_s=ts, step_s=compute + n_groups / 100, allreduce="preset")
     p = planning.plan(s)
     for m in ("spare", "rep"):
         best = getattr(p, m)
@@ -387,8 +388,8 @@ def test_auto_steps_aims_at_restarts_of_the_near_best():
     cands = planning_sim.candidate_rs(p)
     steps, note = planning_sim.auto_steps(p, cands)
     assert steps == planning_sim.AUTO_STEPS_MIN and note.startswith("auto: 10,000 steps (the paper's)")
-    llama = planning.plan(planning.cluster_spec(16384, 128, gpu_mtbf_hours=49152, restart_min=20,
-                                                checkpoint_s=30, step_s=10))
+    llama = planning.plan(planning.cluster_spec(16384, 128, gpu_mtbf_s=49152 * 3600.0, restart_s=1200,
+                                                checkpoint_s=30, step_s=10, allreduce="preset"))
     steps, note = planning_sim.auto_steps(llama, planning_sim.candidate_rs(llama))
     near = [q for q in llama.curve if q.method == "spare"
             and q.ttt_over_t0 <= 1.05 * llama.spare.ttt_over_t0 and q.r <= 5]

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from sim_oracle import oracle
 
 from spare_lib.cluster import ClusterConfig, h100_600k, simulate
-from spare_lib.cluster.clocks import domain_events
+from spare_lib.cluster.engine.clocks import domain_events
 from spare_lib.theory import c_lower
 
 NO_FAIL = np.empty((0, 2))
@@ -190,7 +190,7 @@ def test_domain_inputs_are_validated() -> None:
 
 def test_strided_rep_places_replicas_in_distinct_domains() -> None:
     """Strided replica sets (w mod ⌈N/r⌉) keep every set's members ⌈N/r⌉ ≥ D groups apart."""
-    from spare_lib.cluster.methods.replication import make_rep_state
+    from spare_lib.cluster.engine.methods.replication import make_rep_state
 
     N, r, D = 600, 3, 10
     set_of = make_rep_state(N, r, "strided")[2]

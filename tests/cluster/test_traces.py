@@ -1,4 +1,4 @@
-"""Trace-driven planning (spare_lib.cluster.traces): horizon extension, common random numbers, input
+"""Trace-driven planning (spare_lib.cluster.planning.traces): horizon extension, common random numbers, input
 validation, strict JSON, determinism. A small synthetic trace keeps every test well under a second."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from spare_lib.cluster import ClusterConfig, simulate
-from spare_lib.cluster.traces import (
+from spare_lib.cluster.planning.traces import (
     _trial_seeds,
     plan_with_trace,
     simulate_with_trace,

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -91,12 +89,11 @@ def test_block_bootstrap_keeps_instant_sizes(stepfun_trace):
     assert {int(k): int(v) for k, v in got.items()} == {int(k): n_blocks * int(v) for k, v in want.items()}
 
 
-def test_600k_gpus_one_year_is_fast(stepfun_trace):
-    """Sanity bound only (the 2 s target is measured in benchmarks/bench_failures.py)."""
+def test_600k_gpus_one_year(stepfun_trace):
+    """A year of failures for 600k GPUs in groups of 1000 (its 2 s speed target is measured in
+    benchmarks/bench_failures.py, not here: these machines are shared and noisy)."""
     for method in ("block-bootstrap", "fitted"):
-        t0 = time.perf_counter()
         out = synthesize(stepfun_trace, 600_000, 1000, YEAR_S, method=method, seed=0)
-        assert time.perf_counter() - t0 < 10.0
         assert out.shape[1] == 2 and out[:, 1].max() < 600 and len(out) > 50_000
 
 

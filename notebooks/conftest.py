@@ -1,0 +1,81 @@
+"""nbval run of the notebooks (``make test``): each notebook also checks the figures it wrote.
+
+Every notebook runs once per ``make test``, here, cell by cell in smoke mode. Before its first
+cell, its kernel is pointed at a fresh folder of its own (``SPARE_SMOKE_DIR``, read by
+:func:`spare_lib.config.resolve`); after its last cell, one more test item,
+``<notebook>::registered figures``, asserts that it wrote a non-empty PDF and PNG of every figure
+the registry (:func:`spare_lib.figures.by_notebook`) promises for it, and no figure the registry
+does not know. (These checks used to need a second, papermill execution of every notebook in the
+unit tests; ``tests/figures/test_notebooks.py`` keeps one papermill run, of the pipeline itself.)
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+_DIRS: dict[str, Path] = {}
+_ROOT: list[Path] = []
+
+
+class RegisteredFigures(pytest.Item):
+    """The figures check of one notebook, run after its cells (same file, same xdist worker)."""
+
+    def __init__(self, *, stem: str, **kw) -> None:  # noqa: ANN003
+        super().__init__(**kw)
+        self.stem = stem
+
+    def runtest(self) -> None:
+        from spare_lib.figures import by_notebook
+
+        base = _DIRS.get(self.stem)
+        assert base is not None, f"{self.stem}: its cells did not run before this check"
+        out = base / "figures"
+        promised = by_notebook().get(self.stem, [])
+        for spec in promised:
+            for ext in ("pdf", "png"):
+                f = out / f"{spec.stem}.{ext}"
+                assert f.exists() and f.stat().st_size > 0, f"{self.stem} did not write {f.name}"
+        written = {p.stem for p in out.glob("*.pdf")}
+        unregistered = written - {s.stem for s in promised}
+        assert not unregistered, f"{self.stem} saves figures missing from figures.REGISTRY: {unregistered}"
+
+    def reportinfo(self):  # noqa: ANN201
+        return self.path, None, f"{self.stem}: registered figures"
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,
+                                  items: list[pytest.Item]) -> None:
+    """Append the figures check after the last cell of every collected notebook."""
+    out: list[pytest.Item] = []
+    for i, item in enumerate(items):
+        out.append(item)
+        path = Path(str(item.path))
+        last = i + 1 == len(items) or Path(str(items[i + 1].path)) != path
+        if path.suffix == ".ipynb" and last:
+            out.append(RegisteredFigures.from_parent(item.parent, name="registered figures",
+                                                     stem=path.stem))
+    items[:] = out
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Before a notebook's first cell (its kernel starts in that cell's setup): its own folder."""
+    path = Path(str(item.path))
+    if path.suffix != ".ipynb" or path.stem in _DIRS or isinstance(item, RegisteredFigures):
+        return
+    if not _ROOT:
+        _ROOT.append(Path(tempfile.mkdtemp(prefix="spare-nbval-")))
+    base = _ROOT[0] / path.stem
+    base.mkdir()
+    _DIRS[path.stem] = base
+    os.environ["SPARE_SMOKE_DIR"] = str(base)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    for root in _ROOT:
+        shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,539 @@
+"""Time-to-train discrete-event simulation of SPARe+CKPT, Rep+CKPT and CKPT-only (SPEC §3–6).
+
+One call of :func:`simulate` trains ``config.steps`` committed steps on N data-parallel groups of
+a cluster that fails (one renewal failure clock per group, never reset) and returns the wall
+time, the up/down split and the event counts as a :class:`SimResult`.
+
+Model (SPEC §3–5, every detail is implemented as written there):
+
+* **Failure clocks.** Group w's next failure time ``nf[w]`` is absolute. A failure is noticed
+  only when the group is polled: at the start of each of its stack computes, at the all-reduce
+  (after the barrier), at a checkpoint write (the leader only) and continuously during a global
+  restart. When noticed at time t, the next failure is at t + X, X ~ Weibull(k)·λ or
+  Exp(N·m). A noticed group is dead until the next global restart; its clock keeps running.
+* **SPARe step.** Every live group computes its first S stack entries (64 s × a jitter factor
+  per entry), a barrier waits for the slowest group, each live group is polled once more, and
+  the all-reduce takes T_a (×0.5 if a failure was noticed in this attempt). Failures → the
+  controller RECTLR on the survivors: phase 0 (coverage holds: shrink 0.1 s and commit), a
+  reorder (shrink, new depth S*, retry the same step with patch compute: at most one stack per
+  survivor by default, ``exact_patch=True`` for every missing stack) or a wipe-out (global
+  restart).
+* **Rep+CKPT.** ceil(N/r) replica sets of r consecutive ids; each group computes r·64 s with
+  one jitter draw; a failure is masked (shrink, commit) while every set keeps a live member.
+  **CKPT-only** is Rep with r = 1 (any failure → restart).
+* **Checkpoint** every C committed steps and after the last one: the leader (lowest live
+  group) is polled; if it has failed, the checkpoint is not written and costs nothing, and the
+  leader counts as failed in the next attempt's all-reduce; otherwise it costs T_s.
+* **Global restart.** Dead groups' overdue clocks are rolled forward renewal by renewal to the
+  restart's start (at no cost); each group then needs its own failure-free window of T_r (a
+  failure inside restarts the window); the restart ends when the last group is through. All
+  groups are revived, the base layout is restored, S = 1, and training rolls back to the last
+  written checkpoint (step 0 without checkpoints).
+
+Downtime is restart plus shrink time; compute, all-reduce, checkpoints and redone steps count
+as uptime. T0 = steps·(64 s + T_a).
+
+What differs between methods (the compute phase of a group, what a noticed failure does, how a
+failed attempt is resolved, the reset at a restart) is asked of the method's hooks through
+:mod:`spare_lib.cluster.engine.methods.dispatch`; this loop is the same for every method. SPARe's
+controller is :func:`spare_lib.rectlr.rectlr_kernel` (numba), called from SPARe's ``resolve``.
+
+Failure clocks (``dist``): 0 Weibull and 1 exponential drawn from the run's generator; 2 a
+replayed trace; 3 Weibull and 4 exponential from *failure streams*: group w's j-th gap comes
+from a counter-based hash of (failure_seed, w, j) (splitmix64), so every method and r given the
+same failure seed sees the same gap sequence per group (common random numbers).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from spare_lib.cluster.engine.barrier import (
+    _direct_units,
+    barrier_step_idx,
+    barrier_step_patch,
+    barrier_step_patch_idx,
+    index_buffers,
+    index_build,
+    index_rejoin,
+)
+from spare_lib.cluster.engine.methods import dispatch as hooks
+from spare_lib.cluster.engine.methods._common import COMMIT_FIXED, COMPUTE_MULT, DEPTH, RETRY, WIPEOUT
+
+# Slots of the float / int result arrays of the core.
+(_F_TOTAL, _F_RESTART, _F_STALL, _F_SUM_S, _F_PATCH, _F_CKPT_TIME, _F_SAMPLES,
+ _F_SAMPLES_ALL) = range(8)
+_N_F = 8
+(_I_COMMITS, _I_RESTARTS, _I_MASKED, _I_PHASE0, _I_REORDER, _I_REDONE, _I_CKPT_OK,
+ _I_CKPT_FAIL, _I_FAILS, _I_DONE, _I_COMMITTED, _I_ATTEMPTS, _I_STACKS, _I_REJOINS,
+ _I_MEM_RESTARTS, _I_MEM_CKPT_OK) = range(16)
+_N_I = 16
+
+# Slots of the int / float parameter arrays of the core (built by simulate()).
+(P_STEPS, P_CKPT_EVERY, P_MEM_EVERY, P_DIST, P_REJOIN, P_DOMAIN_SIZE, P_MEM_IDEAL) = range(7)
+_N_PI = 7
+(Q_COMPUTE, Q_SIGMA, Q_JIT_LO, Q_TA, Q_FAIL_FACTOR, Q_RESTART, Q_STALL, Q_TS, Q_SHAPE, Q_SCALE,
+ Q_MAX_WALL, Q_REJOIN_S, Q_MEM_TS, Q_MEM_RESTART, Q_FETCH, Q_REJOIN_STALL) = range(16)
+_N_PF = 16
+#: How many per-restart failure counts the core records at most (the first ones).
+MAX_RESTART_RECORDS = 100_000
+
+#: Barrier modes of the core: every live group's every unit drawn (DIRECT), or the slowest
+#: group's time drawn directly (SAMPLED, :mod:`spare_lib.cluster.engine.barrier`).
+DIRECT, SAMPLED = 1, 0
+
+#: Failure-clock codes (``dist``) of the core.
+DIST_WEIBULL, DIST_EXPONENTIAL, DIST_TRACE, DIST_WEIBULL_STREAM, DIST_EXPONENTIAL_STREAM = range(5)
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_ROUND = np.uint64(0xD1B54A32D192ED03)
+
+
+@njit(cache=True)
+def _mix64(z):  # pragma: no cover
+    """splitmix64's finaliser (Steele, Lea and Flood 2014): a bijection of uint64."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True)
+def stream_uniform(fseed, w, j):  # pragma: no cover
+    """Uniform on (0, 1] for gap j of group w under failure seed ``fseed`` (uint64)."""
+    z = _mix64(fseed + np.uint64(w + 1) * _GOLDEN)
+    z = _mix64(z + np.uint64(j + 1) * _ROUND)
+    return (np.float64(z >> np.uint64(11)) + 1.0) * (1.0 / 9007199254740992.0)
+
+
+@njit(cache=True)
+def _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt):  # pragma: no cover
+    """Next failure time of group w after a renewal at time t."""
+    if dist == DIST_WEIBULL:
+        return t + scale * rng.weibull(shape)
+    if dist == DIST_EXPONENTIAL:
+        return t + rng.exponential(scale)
+    if dist == DIST_TRACE:
+        c = tr_cur[w]
+        end = tr_ptr[w + 1]
+        while c < end and tr_times[c] <= t:
+            c += 1
+        tr_cur[w] = c
+        if c < end:
+            return tr_times[c]
+        return np.inf
+    u = stream_uniform(fseed, w, fcnt[w])
+    fcnt[w] += 1
+    if dist == DIST_WEIBULL_STREAM:
+        return t + scale * (-np.log(u)) ** (1.0 / shape)
+    return t - scale * np.log(u)
+
+
+@njit(cache=True)
+def _next_domain_failure(w, t, dsize, dom_ptr, dom_times, dcur):  # pragma: no cover
+    """First domain event of group w's domain after time t (consumes the earlier ones)."""
+    d = w // dsize
+    c = dcur[w]
+    end = dom_ptr[d + 1]
+    while c < end and dom_times[c] <= t:
+        c += 1
+    dcur[w] = c
+    return dom_times[c] if c < end else np.inf
+
+
+@njit(cache=True)
+def _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt, own,
+                   dsize, dom_ptr, dom_times, dcur):  # pragma: no cover
+    """Failure domains: group w's failure is processed at time t. Its own clock renews only if
+    it is what fired (own[w] ≤ t); domain events up to t are absorbed. Returns the next
+    failure time, min(own clock, next domain event of its domain)."""
+    if own[w] <= t:
+        own[w] = _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+    nd = _next_domain_failure(w, t, dsize, dom_ptr, dom_times, dcur)
+    return own[w] if own[w] < nd else nd
+
+
+@njit(cache=True)
+def _next_failure(w, t, clk, rng):  # pragma: no cover
+    """Group w's failure is processed at time t: its next failure time (own clock, trace or
+    stream; with failure domains, the earlier of its own clock and its domain's next event)."""
+    dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times, \
+        dcur = clk
+    if own.shape[0] > 0:
+        return _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt,
+                              own, dsize, dom_ptr, dom_times, dcur)
+    return _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+
+
+@njit(cache=True)
+def _kill(w, at, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s, died_epoch, epoch,
+          mem_lost, next_revive):  # pragma: no cover
+    """A failure of live group w is noticed at time ``at``: it is dead until a restart (or its
+    rejoin), its clock renews, the method is told. Returns the in-memory tier's lost flag (group
+    w and a peer both dead in this epoch) and the next rejoin time of any group."""
+    N = alive.shape[0]
+    alive[w] = False
+    nf[w] = _next_failure(w, at, clk, rng)
+    hooks.notice(code, w, retry, ms)
+    if revive.shape[0] > 0:
+        revive[w] = at + rejoin_s
+        if revive[w] < next_revive:
+            next_revive = revive[w]
+    if died_epoch.shape[0] > 0:
+        mem_lost = mem_lost or died_epoch[(w + 1) % N] == epoch or \
+            died_epoch[(w + N - 1) % N] == epoch
+        died_epoch[w] = epoch
+    return mem_lost, next_revive
+
+
+@njit(cache=True)
+def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
+          fout, iout, per_restart, barrier_mode):  # pragma: no cover
+    N = ms[0].shape[0]
+    ints = ms[6]
+    gi = ms[2]
+    flts = ms[7]
+    steps = pi[P_STEPS]
+    every0 = pi[P_CKPT_EVERY]
+    every1 = pi[P_MEM_EVERY]
+    dist = pi[P_DIST]
+    rejoin_on = pi[P_REJOIN] != 0
+    dsize = pi[P_DOMAIN_SIZE]
+    has_dom = dom_times.shape[0] > 0
+    mem_ideal = pi[P_MEM_IDEAL] != 0
+    compute_s = pf[Q_COMPUTE]
+    sigma = pf[Q_SIGMA]
+    jit_lo = pf[Q_JIT_LO]
+    ta = pf[Q_TA]
+    fail_factor = pf[Q_FAIL_FACTOR]
+    restart_len = pf[Q_RESTART]
+    stall = pf[Q_STALL]
+    shape = pf[Q_SHAPE]
+    scale = pf[Q_SCALE]
+    max_wall = pf[Q_MAX_WALL]
+    rejoin_s = pf[Q_REJOIN_S]
+    fetch_s = pf[Q_FETCH]
+    steps_f = float(steps)
+    # sum-then-bridge sampling of a group's stack times is exact while clipping is negligible
+    bridge = sigma > 0.0 and (1.0 - jit_lo) > 9.0 * sigma
+    alive = np.ones(N, dtype=np.bool_)
+    nf = np.empty(N, dtype=np.float64)
+    sampled = barrier_mode == SAMPLED
+    fail_w = np.empty(N if sampled else 0, dtype=np.int64)
+    fail_t = np.empty(N if sampled else 0, dtype=np.float64)
+    cand = np.empty(N if sampled else 0, dtype=np.int64)
+    nst_buf = np.zeros(N if sampled else 0, dtype=np.int64)
+    # sampled: the live groups sorted by next failure time (barrier.index_build), and the stamps
+    # of a sparse retry's groups (hooks.retry_plan)
+    ix_w, ix_key, ix_meta = index_buffers(N if sampled else 0)
+    xst = np.full(N if sampled else 0, -1, dtype=np.int64)
+    sid = 0
+    tr_cur = tr_ptr[:-1].copy()
+    fcnt = np.zeros(N, dtype=np.int64)
+    own = np.empty(N if has_dom else 0, dtype=np.float64)
+    dcur = np.zeros(N if has_dom else 0, dtype=np.int64)
+    clk = (dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr,
+           dom_times, dcur)
+    revive = np.full(N if rejoin_on else 0, np.inf)
+    next_revive = np.inf
+    died_epoch = np.full(N if every1 > 0 else 0, -1, dtype=np.int64)
+    epoch = 0
+    mem_lost = False
+    for w in range(N):
+        if has_dom:
+            own[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+            dcur[w] = dom_ptr[w // dsize]
+            nd = _next_domain_failure(w, -1.0, dsize, dom_ptr, dom_times, dcur)
+            nf[w] = own[w] if own[w] < nd else nd
+        else:
+            nf[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+    if sampled:
+        index_build(alive, nf, ix_w, ix_key, ix_meta)
+        hooks.sampled(code, ms)
+
+    t = 0.0
+    committed = 0
+    samples = 0.0
+    samples_all = 0.0
+    last_ckpt = 0
+    last_samples = 0.0
+    last_mem = 0
+    last_mem_samples = 0.0
+    n_alive = N
+    pending_flag = False
+    fails_since = 0
+    n_rec = 0
+    restart_time = 0.0
+    stall_time = 0.0
+    ckpt_time = 0.0
+    sum_s = 0.0
+    patch_stacks = 0.0
+    commits = 0
+    restarts = 0
+    mem_restarts = 0
+    masked = 0
+    phase0 = 0
+    reorder = 0
+    redone = 0
+    ck_ok = 0
+    ck_fail = 0
+    mem_ok = 0
+    fails = 0
+    attempts = 0
+    n_stacks = 0
+    rejoins = 0
+    done = False
+
+    while not done and t <= max_wall:
+        # ---------------- repaired groups rejoin (one reconfiguration, one stall) ----------
+        if rejoin_on and next_revive <= t:
+            next_revive = np.inf
+            for w in range(N):
+                if alive[w]:
+                    continue
+                if revive[w] <= t:
+                    while nf[w] < revive[w]:  # failures while it was away are absorbed
+                        nf[w] = _next_failure(w, nf[w], clk, rng)
+                    alive[w] = True
+                    revive[w] = np.inf
+                    n_alive += 1
+                    rejoins += 1
+                elif revive[w] < next_revive:
+                    next_revive = revive[w]
+            hooks.rejoin(code, alive, n_alive, ms)
+            if sampled:
+                index_rejoin(alive, nf, ix_w, ix_key, ix_meta)
+            t += pf[Q_REJOIN_STALL]
+            stall_time += pf[Q_REJOIN_STALL]
+        # ---------------- one step: first attempt, then retries ----------------
+        retry = False
+        wiped = False
+        while True:
+            attempts += 1
+            n_flag = 0
+            n_new = 0
+            if pending_flag:  # the leader died at the checkpoint write: flagged now
+                n_flag += 1
+                pending_flag = False
+            tbar = t
+            min_nf = np.inf
+            depth = ints[DEPTH]
+            mult = flts[COMPUTE_MULT]
+            delay = hooks.delay(code, retry, fetch_s, ms)
+            if barrier_mode == SAMPLED:
+                # event-driven barrier (spare_lib.cluster.engine.barrier): the slowest group's time is
+                # drawn directly; only groups whose clocks fire inside the step are drawn one by
+                # one. Exact in distribution; the noticed failures come back in notice order.
+                # Live groups come from the index sorted by next failure time; a retry's patch
+                # is sparse (k0 units each but for a few groups), so no step scans all N.
+                k0, pgroups, n_pg = hooks.retry_plan(code, ms) if retry else (0, gi, -1)
+                if retry and n_pg < 0:  # no sparse patch: every group's own count
+                    unit_b = compute_s
+                    for w in range(N):
+                        if alive[w]:
+                            nst_buf[w], unit_b = hooks.work(code, True, gi[w], depth, mult,
+                                                            compute_s)
+                    tbar, nfl, nst_done = barrier_step_patch(t + delay, nst_buf, unit_b, alive, nf,
+                                                             sigma, jit_lo, rng, fail_w, fail_t,
+                                                             cand)
+                elif retry:
+                    _k, unit_b = hooks.work(code, True, k0, depth, mult, compute_s)
+                    sid += 1
+                    for i_g in range(n_pg):
+                        xst[pgroups[i_g]] = sid
+                    tbar, nfl, nst_done = barrier_step_patch_idx(
+                        t + delay, k0, pgroups, n_pg, gi, xst, sid, unit_b, alive, nf, n_alive,
+                        ix_w, ix_key, ix_meta, sigma, jit_lo, rng, fail_w, fail_t, cand)
+                else:
+                    nst0, unit0 = hooks.work(code, False, gi[0], depth, mult, compute_s)
+                    tbar, nfl, nst_done = barrier_step_idx(t + delay, nst0, unit0, alive, nf,
+                                                           n_alive, ix_w, ix_key, ix_meta, sigma,
+                                                           jit_lo, rng, fail_w, fail_t, cand)
+                n_stacks += nst_done
+                if retry:
+                    patch_stacks += nst_done
+                for i_f in range(nfl):
+                    w = fail_w[i_f]
+                    mem_lost, next_revive = _kill(w, fail_t[i_f], retry, code, ms, alive, nf, clk, rng,
+                        revive, rejoin_s, died_epoch, epoch, mem_lost, next_revive)
+                    n_alive -= 1
+                    n_flag += 1
+                    n_new += 1
+            else:
+                for w in range(N):
+                    if not alive[w]:
+                        continue
+                    # the method says how much to compute: nst units of unit_s each (SPARe: its
+                    # first S stack entries, or its patch on a retry; Rep: one r·64 s compute)
+                    nst, unit_s = hooks.work(code, retry, gi[w], depth, mult, compute_s)
+                    # one group's compute (barrier._direct_units): sum-then-bridge while the
+                    # clip is negligible, else one jittered draw per unit; polled at each start
+                    tw, ks, failed = _direct_units(nf[w], t + delay, nst, unit_s, sigma, jit_lo,
+                                                   bridge, rng)
+                    n_stacks += ks
+                    if retry:
+                        patch_stacks += ks
+                    if failed:
+                        mem_lost, next_revive = _kill(w, tw, retry, code, ms, alive, nf, clk, rng, revive,
+                            rejoin_s, died_epoch, epoch, mem_lost, next_revive)
+                        n_alive -= 1
+                        n_flag += 1
+                        n_new += 1
+                    elif nf[w] < min_nf:
+                        min_nf = nf[w]
+                    if tw > tbar:
+                        tbar = tw
+                # barrier (slowest group), then every live group is polled at the all-reduce
+                for w in range(N):
+                    if min_nf > tbar:
+                        break  # no live clock has run out: nobody to notice
+                    if alive[w] and nf[w] <= tbar:
+                        mem_lost, next_revive = _kill(w, tbar, retry, code, ms, alive, nf, clk, rng, revive,
+                            rejoin_s, died_epoch, epoch, mem_lost, next_revive)
+                        n_alive -= 1
+                        n_flag += 1
+                        n_new += 1
+            fails += n_new  # the checkpoint leader was counted when it was noticed
+            fails_since += n_new
+            t = tbar + (ta * fail_factor if n_flag > 0 else ta)
+            if n_flag == 0:
+                break  # commit
+            outcome = hooks.resolve(code, alive, n_alive, ms)
+            if outcome == WIPEOUT:
+                wiped = True
+                break
+            masked += n_flag
+            t += stall  # one stall per reconfiguration, whatever the method
+            stall_time += stall
+            if outcome == RETRY:
+                reorder += 1
+                retry = True
+                continue
+            if outcome == COMMIT_FIXED:
+                phase0 += 1
+            break  # commit: that attempt's (shortened) all-reduce counts
+        if wiped:
+            # ---------------- global restart + rollback ----------------
+            if n_rec < per_restart.shape[0]:
+                per_restart[n_rec] = fails_since
+                n_rec += 1
+            fails_since = 0
+            restarts += 1
+            # the in-memory tier serves the restart unless a group and its peer both died
+            use_mem = every1 > 0 and last_mem > last_ckpt and (mem_ideal or not mem_lost)
+            window = pf[Q_MEM_RESTART] if use_mem else restart_len
+            t0 = t
+            tend = t0
+            for w in range(N):
+                if alive[w]:
+                    if nf[w] <= t0:  # failed unnoticed: noticed at the restart's start
+                        nf[w] = _next_failure(w, t0, clk, rng)
+                else:
+                    while nf[w] < t0:  # roll a dead group's overdue clock forward, no cost
+                        nf[w] = _next_failure(w, nf[w], clk, rng)
+                s = t0
+                while nf[w] < s + window:  # failure inside the window: window restarts
+                    s = nf[w]
+                    nf[w] = _next_failure(w, s, clk, rng)
+                if s + window > tend:
+                    tend = s + window
+                alive[w] = True
+            restart_time += tend - t0
+            t = tend
+            n_alive = N
+            if rejoin_on:
+                for w in range(N):
+                    revive[w] = np.inf
+                next_revive = np.inf
+            hooks.reset(code, ms)
+            if sampled:
+                index_build(alive, nf, ix_w, ix_key, ix_meta)
+            if use_mem:
+                mem_restarts += 1
+                redone += committed - last_mem
+                committed = last_mem
+                samples = last_mem_samples
+            else:
+                redone += committed - last_ckpt
+                committed = last_ckpt
+                samples = last_samples
+                last_mem = last_ckpt
+                last_mem_samples = last_samples
+            epoch += 1
+            mem_lost = False
+            continue
+        # ---------------- commit ----------------
+        committed += 1
+        commits += 1
+        sum_s += hooks.depth(code, ms)
+        weight = hooks.weight(code, n_alive, N)
+        samples += weight
+        samples_all += weight
+        if samples >= steps_f:
+            done = True
+        # checkpoints: the disk tier (every0) and the in-memory tier (every1), same rule:
+        # the leader (lowest live group) is polled; a failed leader loses the checkpoint
+        for tier in range(2):
+            every = every0 if tier == 0 else every1
+            if every > 0 and (committed % every == 0 or done):
+                cost = pf[Q_TS] if tier == 0 else pf[Q_MEM_TS]
+                while True:
+                    leader = -1
+                    for w in range(N):
+                        if alive[w]:
+                            leader = w
+                            break
+                    if leader < 0:
+                        break
+                    if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
+                        mem_lost, next_revive = _kill(leader, t, False, code, ms, alive, nf, clk, rng,
+                            revive, rejoin_s, died_epoch, epoch, mem_lost, next_revive)
+                        n_alive -= 1
+                        fails += 1
+                        fails_since += 1
+                        ck_fail += 1
+                        if not done:
+                            pending_flag = True
+                            break
+                        # after the last step the next live group writes the checkpoint
+                    else:
+                        t += cost
+                        ckpt_time += cost
+                        if tier == 0:
+                            last_ckpt = committed
+                            last_samples = samples
+                            ck_ok += 1
+                        else:
+                            last_mem = committed
+                            last_mem_samples = samples
+                            mem_ok += 1
+                            epoch += 1
+                            mem_lost = False
+                        break
+            if pending_flag:
+                break
+    fout[_F_TOTAL] = t
+    fout[_F_RESTART] = restart_time
+    fout[_F_STALL] = stall_time
+    fout[_F_SUM_S] = sum_s
+    fout[_F_PATCH] = patch_stacks
+    fout[_F_CKPT_TIME] = ckpt_time
+    fout[_F_SAMPLES] = samples
+    fout[_F_SAMPLES_ALL] = samples_all
+    iout[_I_COMMITS] = commits
+    iout[_I_RESTARTS] = restarts
+    iout[_I_MASKED] = masked
+    iout[_I_PHASE0] = phase0
+    iout[_I_REORDER] = reorder
+    iout[_I_REDONE] = redone
+    iout[_I_CKPT_OK] = ck_ok
+    iout[_I_CKPT_FAIL] = ck_fail
+    iout[_I_FAILS] = fails
+    iout[_I_DONE] = 1 if done else 0
+    iout[_I_COMMITTED] = committed
+    iout[_I_ATTEMPTS] = attempts
+    iout[_I_STACKS] = n_stacks
+    iout[_I_REJOINS] = rejoins
+    iout[_I_MEM_RESTARTS] = mem_restarts
+    iout[_I_MEM_CKPT_OK] = mem_ok
+    return n_rec

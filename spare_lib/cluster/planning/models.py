@@ -1,0 +1,184 @@
+"""The fast model of every method: TTT/T0, availability and checkpoint interval per (method, r).
+
+The planner searches and explains with a fast model before (or instead of) simulating:
+
+* SPARe+CKPT, Rep+CKPT, CKPT-only: :func:`spare_lib.cluster.planning.fast.plan` — the predictive
+  time-to-train model (``model='predict'``, the default: within 0.4 % of the simulator on the
+  paper's grid) or the closed forms (Eqs. 2, 5, 7);
+* the methods the predictive model does not cover yet (:attr:`MethodSpec.predict` False:
+  SPARe+repair, elastic-drop, elastic-rebalance): closed forms, each a documented
+  approximation (``docs/strategies.md``):
+
+  - SPARe+repair: J(r) = S̄_R / A*(T_w(r)), T_w the mean time between wipe-outs with repair
+    (:func:`spare_lib.theory.repair.wipeout_with_repair`, repair time ``rejoin_s`` plus half a
+    step) and S̄_R = E[c(K)], K ~ Poisson(R/m) groups away; J flattens once wipe-outs are rare,
+    so the choice is the smallest r within :data:`REPAIR_FLAT` of the minimum;
+  - elastic-drop and elastic-rebalance restart only when every group is dead at once (never, in
+    practice), so they checkpoint once, at the end; with K ~ Poisson(R/m) groups away, a step of
+    elastic-rebalance computes E[⌈b·N/(N−K)⌉]/b shards per survivor, elastic-drop needs
+    1/E[(N−K)/N] times the steps, and both lose the stall of every failure (1/m) and rejoin
+    batch, and rebalance the fetch after each change of assignment (2/m).
+
+  Like Eq. 7 these ignore the barrier's maximum over N jittered groups (the simulator's ≈ +10
+  to +15 % per step); they rank candidates, the simulation decides.
+
+Every method's curve is a tuple of :class:`~spare_lib.cluster.planning.fast.ClosedFormPoint`, so
+the rest of the planner treats every method alike.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from spare_lib.cluster.config import analytic_checkpoint_interval
+from spare_lib.cluster.planning.fast import ClosedFormPoint, Plan, plan
+from spare_lib.cluster.planning.spec import ClusterSpec
+from spare_lib.registry.methods import method
+
+#: SPARe+repair: smallest r whose closed-form J is within this share of the minimum over r.
+REPAIR_FLAT = 0.002
+
+#: The note printed for methods the chosen fast model does not cover.
+CLOSED_NOTE = ("SPARe+repair and the elastic methods: closed forms (away groups ~ Poisson(rejoin "
+               "time / m); docs/strategies.md), which ignore the barrier's jitter")
+
+
+def _away_law(spec: ClusterSpec) -> tuple[np.ndarray, np.ndarray]:
+    """k = 0..N−1 groups away at a time and their Poisson(R/m) weights, R = the repair time."""
+    from scipy.stats import poisson
+
+    N = spec.N
+    comp, ta = spec.compute_per_stack_s, spec.allreduce_s
+    repair = spec.knob("rejoin_s") + 0.5 * (2 * comp + ta)
+    lam = min(repair / spec.system_mtbf_s, float(N)) if math.isfinite(repair) else float(N)
+    k = np.arange(N)
+    pk = poisson.pmf(k, lam)
+    return k, pk / pk.sum()
+
+
+def _point(spec: ClusterSpec, name: str, r: int, mu: float, t_f: float, overhead: float,
+           step: float, C: int, availability: float, ttt: float) -> ClosedFormPoint:
+    return ClosedFormPoint(method=name, label=method(name).label, r=r, mu=mu,
+                           restart_interval_s=t_f, overhead=overhead, step_time_s=step,
+                           checkpoint_period_s=C * step, checkpoint_steps=int(C),
+                           availability=availability, ttt_over_t0=ttt)
+
+
+def repair_curve(spec: ClusterSpec, r_max: int, steps: int,
+                 name: str = "spare+repair") -> tuple[ClosedFormPoint, ...]:
+    """Closed-form SPARe+repair (method ``name``) for r = 2..r_max (module docstring)."""
+    from spare_lib import theory as th
+    from spare_lib.theory.repair import wipeout_with_repair
+
+    comp, ta = spec.compute_per_stack_s, spec.allreduce_s
+    m = spec.system_mtbf_s
+    k, pk = _away_law(spec)
+    s_bar = float(np.sum(pk * np.asarray(th.c_lower(spec.N, k), dtype=float)))
+    repair = spec.knob("rejoin_s") + 0.5 * (2 * comp + ta)
+    cfg = spec.cluster_config(steps)
+    out = []
+    for r in range(2, r_max + 1):
+        tw = wipeout_with_repair(spec.N, r, repair, m).time_s if math.isfinite(repair) \
+            else float(th.mu_finite(spec.N, r)) * m
+        avail = float(th.availability_opt(spec.checkpoint_s, tw, spec.restart_s))
+        step = s_bar * comp + ta
+        C = min(analytic_checkpoint_interval(min(tw, 1e15), step, cfg), steps)
+        ttt = s_bar * step / (comp + ta) / avail if avail > 0 else math.inf
+        out.append(_point(spec, name, r, tw / m, tw, s_bar, step, C, avail, ttt))
+    return tuple(out)
+
+
+def elastic_point(spec: ClusterSpec, name: str, steps: int) -> ClosedFormPoint:
+    """Closed-form elastic-drop or elastic-rebalance (module docstring)."""
+    N, m = spec.N, spec.system_mtbf_s
+    comp, ta = spec.compute_per_stack_s, spec.allreduce_s
+    k, pk = _away_law(spec)
+    stall = spec.knob("stall_s")
+    rj = spec.knob("rejoin_stall_s")
+    lost = stall + (stall if rj is None else rj)  # per failure: its stall and its rejoin batch's
+    if method(name).exact_batch:  # rebalance: the survivors share the whole batch
+        b = int(spec.knob("microbatches"))
+        per = np.ceil(b * N / (N - k)) / b
+        overhead = float(np.sum(pk * per))
+        lost += 2.0 * spec.knob("fetch_s")
+        work = overhead * comp + ta
+        extra_steps = 1.0
+    else:  # drop: the dead groups' samples are lost, so more steps
+        overhead = 1.0
+        work = comp + ta
+        extra_steps = 1.0 / float(np.sum(pk * (N - k) / N))
+    avail = max(0.0, 1.0 - lost / m)
+    ttt = extra_steps * work / (comp + ta) / avail if avail > 0 else math.inf
+    return _point(spec, name, 1, math.inf, math.inf, overhead, work, steps, avail, ttt)
+
+
+def _closed_repair(name: str) -> bool:
+    """A SPARe layout whose failed groups rejoin: the repair closed form (not the model's)."""
+    m = method(name)
+    return m.layout and m.rejoins and not m.predict
+
+
+@dataclass(frozen=True)
+class FastModel:
+    """Every requested method's curve, the fast model's best point per method, and the paper
+    methods' :class:`~spare_lib.cluster.planning.fast.Plan` (its notes, r*, the predictive
+    model's :meth:`at_interval`)."""
+
+    plan: Plan
+    methods: tuple[str, ...]
+    curves: dict[str, tuple[ClosedFormPoint, ...]]
+    notes: tuple[str, ...] = ()
+
+    @property
+    def source(self) -> str:
+        """'model' (predictive model) or 'closed form', as messages name it."""
+        return self.plan.source
+
+    def best(self, name: str) -> ClosedFormPoint:
+        """The method's point with the lowest TTT/T0 (SPARe+repair: the smallest r within
+        :data:`REPAIR_FLAT` of it)."""
+        curve = self.curves[name]
+        j = min(p.ttt_over_t0 for p in curve)
+        if _closed_repair(name):
+            return next(p for p in curve if p.ttt_over_t0 <= (1 + REPAIR_FLAT) * j)
+        return min(curve, key=lambda p: p.ttt_over_t0)
+
+    def point(self, name: str, r: int) -> ClosedFormPoint:
+        """(method, r) on the curve (a Rep r ≤ N on demand); ValueError otherwise."""
+        for p in self.curves[name]:
+            if p.r == r:
+                return p
+        if method(name).predict:
+            return self.plan.point(name, r)
+        raise ValueError(f"r must be one of {[p.r for p in self.curves[name]]} for {name}, got {r}")
+
+    def at_interval(self, name: str, r: int, C: int) -> tuple[float, float]:
+        """(TTT/T0, availability) at checkpoint interval C: the predictive model at C for the
+        methods it covers, the curve's point otherwise."""
+        if method(name).predict:
+            return self.plan.at_interval(name, r, C)
+        p = self.point(name, r)
+        return p.ttt_over_t0, p.availability
+
+
+def fast_model(spec: ClusterSpec, methods: tuple[str, ...], model: str, steps: int, *,
+               layout: str = "ruler", rep_placement: str = "consecutive") -> FastModel:
+    """The fast model of ``methods`` on ``spec`` for a run of ``steps`` committed steps."""
+    p = plan(spec, model=model, layout=layout, rep_placement=rep_placement, steps=steps)
+    curves: dict[str, tuple[ClosedFormPoint, ...]] = {}
+    for name in methods:
+        if method(name).predict:  # the methods plan() covers
+            curves[name] = tuple(q for q in p.curve if q.method == name)
+        elif _closed_repair(name):
+            curves[name] = repair_curve(spec, p.r_max, steps, name)
+        else:
+            curves[name] = (elastic_point(spec, name, steps),)
+    notes = (CLOSED_NOTE,) if any(not method(n).predict for n in methods) else ()
+    return FastModel(plan=p, methods=tuple(methods), curves=curves, notes=notes)
+
+
+__all__ = ["CLOSED_NOTE", "REPAIR_FLAT", "FastModel", "elastic_point", "fast_model",
+           "repair_curve"]

@@ -1,0 +1,560 @@
+"""One simulated training run (:func:`simulate`) and batches of them (:func:`simulate_many`).
+
+The event loop itself is :mod:`spare_lib.cluster.engine.core` (its docstring states the model, SPEC §3–6);
+the methods it runs are registered in :mod:`spare_lib.cluster.engine.methods`. This module validates the
+inputs, lays out the arrays the core needs and wraps its outputs in a :class:`SimResult`.
+
+Example
+-------
+>>> from spare_lib.cluster import h100_600k
+>>> res = simulate("spare", 200, 9, 15, h100_600k(200, steps=300), seed=1)
+>>> 1.5 < res.ttt_over_t0 < 6 and 0 < res.availability <= 1
+True
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from spare_lib._util.memory import check_memory
+from spare_lib._util.rng import SeedLike, as_seed_sequence
+from spare_lib._util.validate import check_int, check_positive
+from spare_lib.cluster.config import ClusterConfig
+from spare_lib.cluster.engine.clocks import _trace_arrays, domain_events
+from spare_lib.cluster.engine.core import (
+    _F_CKPT_TIME,
+    _F_PATCH,
+    _F_RESTART,
+    _F_SAMPLES,
+    _F_SAMPLES_ALL,
+    _F_STALL,
+    _F_SUM_S,
+    _F_TOTAL,
+    _I_ATTEMPTS,
+    _I_CKPT_FAIL,
+    _I_CKPT_OK,
+    _I_COMMITS,
+    _I_COMMITTED,
+    _I_DONE,
+    _I_FAILS,
+    _I_MASKED,
+    _I_MEM_CKPT_OK,
+    _I_MEM_RESTARTS,
+    _I_PHASE0,
+    _I_REDONE,
+    _I_REJOINS,
+    _I_REORDER,
+    _I_RESTARTS,
+    _I_STACKS,
+    _N_F,
+    _N_I,
+    _N_PF,
+    _N_PI,
+    DIRECT,
+    DIST_EXPONENTIAL,
+    DIST_EXPONENTIAL_STREAM,
+    DIST_TRACE,
+    DIST_WEIBULL,
+    DIST_WEIBULL_STREAM,
+    MAX_RESTART_RECORDS,
+    P_CKPT_EVERY,
+    P_DIST,
+    P_DOMAIN_SIZE,
+    P_MEM_EVERY,
+    P_MEM_IDEAL,
+    P_REJOIN,
+    P_STEPS,
+    Q_COMPUTE,
+    Q_FAIL_FACTOR,
+    Q_FETCH,
+    Q_JIT_LO,
+    Q_MAX_WALL,
+    Q_MEM_RESTART,
+    Q_MEM_TS,
+    Q_REJOIN_S,
+    Q_REJOIN_STALL,
+    Q_RESTART,
+    Q_SCALE,
+    Q_SHAPE,
+    Q_SIGMA,
+    Q_STALL,
+    Q_TA,
+    Q_TS,
+    SAMPLED,
+    _core,
+)
+from spare_lib.cluster.engine.methods import BINDINGS
+from spare_lib.registry.methods import METHODS as METHOD_REGISTRY
+from spare_lib.registry.methods import method as method_spec
+from spare_lib.stacking.domains import domain_aware_layout
+from spare_lib.stacking.layout import Layout, make_layout
+
+#: Every method the core runs (:data:`spare_lib.cluster.engine.methods.METHODS`).
+METHODS = tuple(METHOD_REGISTRY)
+#: The paper's (and this project's) names of the methods, with and without checkpoints.
+METHOD_LABEL = {(name, ck): (m.label if ck else m.label_no_ckpt)
+                for name, m in METHOD_REGISTRY.items() for ck in (True, False)}
+
+
+
+
+#: ``simulate(barrier=...)``; 'auto' samples the barrier from this N on.
+BARRIERS = ("auto", "direct", "sampled")
+AUTO_SAMPLED_N = 2000
+
+_DIST_CODE = {"weibull": DIST_WEIBULL, "exponential": DIST_EXPONENTIAL}
+_DIST_STREAM = {"weibull": DIST_WEIBULL_STREAM, "exponential": DIST_EXPONENTIAL_STREAM}
+
+
+
+
+def run_bytes(N: int, r: int) -> float:
+    """A generous estimate of what one run of N groups at redundancy r allocates: the core's
+    per-group arrays, SPARe's stacks and RECTLR's workspaces (holder index, Phase 2 heap), about
+    96·r + 800 bytes per group (0.25 GB at N = 10⁵, r = 17; measured 0.2 GB)."""
+    return float(N) * (96.0 * r + 800.0)
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """Outcome of one simulated training run.
+
+    Attributes
+    ----------
+    method, N, r, ckpt_steps, steps : the run's inputs (ckpt_steps None = no checkpoints).
+    total_s : float
+        Wall time until the last step is committed and its checkpoint written.
+    up_s, down_s : float
+        Uptime and downtime (restart + stall time); ``up_s + down_s == total_s``.
+    restart_s, stall_s, checkpoint_s : float
+        Time spent in global restarts, in reconfiguration stalls (``ClusterConfig.stall_s``)
+        and writing checkpoints (both tiers).
+    t0_s : float
+        T0 = steps·(compute per stack + T_a).
+    ttt_over_t0 : float
+        Time-to-train / T0.
+    availability : float
+        up_s / total_s.
+    overhead : float
+        Mean stack depth S over all committed steps (including steps later rolled back): stacks
+        computed per group per committed step, patch compute excluded (r for Rep, 1 for
+        CKPT-only).
+    patch_overhead : float
+        Patch stacks computed per group per committed step (SPARe retries).
+    full_restarts : int
+        Global restarts (wipe-outs).
+    masked_failures : int
+        Group failures absorbed without a restart.
+    failures_noticed : int
+        Group failures noticed during training (not counting failures inside restart windows).
+    phase0_events, reorder_events : int
+        Failure events (attempts with ≥ 1 noticed failure) settled by RECTLR phase 0 (the
+        current layout still covers every type) or by a reorder with retry; 0 for Rep/CKPT.
+    steps_redone : int
+        Committed steps lost to rollbacks.
+    commits : int
+        Step commits including the later rolled-back ones.
+    attempts : int
+        Step attempts (compute phases), including retries.
+    compute_events : int
+        Group compute events simulated (one per group per stack for SPARe, one per group per
+        attempt for Rep/CKPT-only); with failures, checkpoints and restarts these are the
+        simulator's events.
+    checkpoints_written, checkpoint_failures : int
+        Checkpoints written, and checkpoint writes lost because the leader had failed.
+    completed : bool
+        False when the run hit ``max_wall_s`` before finishing; totals then cover the elapsed
+        time only.
+    samples : float
+        Full steps' worth of samples processed at the end (``steps`` when completed).
+    dropped_sample_fraction : float
+        Share of the samples of all commits that were dropped (elastic-drop: groups missing
+        from a step); 0 for the methods that keep the global batch exact.
+    rejoins : int
+        Groups that rejoined after ``rejoin_s`` (spare+repair, elastic).
+    memory_restarts, memory_checkpoints_written : int
+        Global restarts served by the in-memory tier, and in-memory checkpoints written.
+    failures_between_restarts : tuple of int
+        For each global restart (the first ``MAX_RESTART_RECORDS``), the failures noticed
+        during training since the previous one (its mean estimates μ(N, r) for SPARe with
+        exponential clocks).
+    """
+
+    method: str
+    N: int
+    r: int
+    ckpt_steps: int | None
+    steps: int
+    total_s: float
+    up_s: float
+    down_s: float
+    restart_s: float
+    stall_s: float
+    checkpoint_s: float
+    t0_s: float
+    ttt_over_t0: float
+    availability: float
+    overhead: float
+    patch_overhead: float
+    full_restarts: int
+    masked_failures: int
+    failures_noticed: int
+    phase0_events: int
+    reorder_events: int
+    steps_redone: int
+    commits: int
+    attempts: int
+    compute_events: int
+    checkpoints_written: int
+    checkpoint_failures: int
+    completed: bool
+    failures_between_restarts: tuple[int, ...]
+    samples: float = 0.0
+    dropped_sample_fraction: float = 0.0
+    rejoins: int = 0
+    memory_restarts: int = 0
+    memory_checkpoints_written: int = 0
+
+    @property
+    def label(self) -> str:
+        """The paper's name of the method (SPARe+CKPT, Rep+CKPT, CKPT-only, SPARe, Rep)."""
+        return METHOD_LABEL[(self.method, self.ckpt_steps is not None)]
+
+    @property
+    def phase0_share(self) -> float:
+        """Share of the non-fatal failure events that RECTLR phase 0 settled (nan if none)."""
+        n = self.phase0_events + self.reorder_events
+        return self.phase0_events / n if n else float("nan")
+
+    @property
+    def restart_share(self) -> float:
+        """Share of the wall time spent in global restarts."""
+        return self.restart_s / self.total_s if self.total_s > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """Scalar fields plus label, phase0_share and restart_share (for tables)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)
+             if f.name != "failures_between_restarts"}
+        d["label"] = self.label
+        d["phase0_share"] = self.phase0_share
+        d["restart_share"] = self.restart_share
+        return d
+
+
+
+
+
+
+def _resolve_layout(layout: str | Layout | Sequence[int], N: int, r: int) -> Layout:
+    if isinstance(layout, Layout):
+        if layout.N != N or layout.r != r:
+            raise ValueError(f"layout must have N={N}, r={r}, got {layout!r}")
+        return layout
+    if isinstance(layout, str):
+        return make_layout(N, r, layout)
+    from spare_lib.stacking.layout import layout_from_offsets
+    lay = layout_from_offsets(N, layout)
+    if lay.r != r:
+        raise ValueError(f"layout offsets must number r={r}, got {len(lay.offsets)}")
+    return lay
+
+
+def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: ClusterConfig,
+             seed: SeedLike = None, failure_trace: object = None,
+             layout: str | Layout | Sequence[int] = "ruler", *, exact_patch: bool = False,
+             max_wall_s: float | None = None, failure_seed: int | None = None,
+             mem_ckpt_steps: int | None = None, rep_placement: str = "consecutive",
+             barrier: str = "auto") -> SimResult:
+    """Simulate one training run of SPARe, Rep or CKPT-only on a failing cluster (SPEC §3–5).
+
+    Parameters
+    ----------
+    method : str
+        'spare' (stacking + RECTLR), 'rep' (ceil(N/r) replica sets of r consecutive groups) or
+        'ckpt' (CKPT-only: any failure restarts; needs r = 1).
+    N : int
+        Data-parallel groups, N ≥ 1.
+    r : int
+        Redundancy, 1 ≤ r ≤ N (SPARe: limited by the layout, e.g. r ≤ 12 at N = 200 for the
+        ruler layout).
+    ckpt_steps : int or None
+        Checkpoint interval C in committed steps (also after the last step); None: no
+        checkpoints, a restart rolls back to step 0 (plain SPARe / Rep).
+    config : ClusterConfig
+        Cluster and failure parameters (e.g. :func:`spare_lib.cluster.h100_600k`).
+    seed : int, SeedSequence, Generator or None
+        All randomness (failure clocks, jitter) is drawn from one ``np.random.Generator``
+        seeded from ``as_seed_sequence(seed)``: the same seed gives an identical result.
+    failure_trace : array of shape (n, 2) or None
+        Rows (time_s, group) replace the random clocks: group w's next failure after a renewal
+        at time t is its first trace time > t (failures while a group is down are absorbed).
+        Lets a user replay a real failure log.
+    layout : 'ruler', 'consecutive', 'domain-aware', a Layout or offsets
+        SPARe's stacking layout (SPEC §2; 'domain-aware': r holders of every type in r distinct
+        domains of ``config.domain_size`` groups); ignored by the other methods.
+    exact_patch : bool
+        False (the paper's simulator): at most one patch stack per survivor per retry. True:
+        each survivor recomputes every type of its new first S* positions it did not compute in
+        the failed attempt.
+    max_wall_s : float or None
+        Stop (``completed=False``, with a RuntimeWarning) when the wall clock passes this;
+        default 1000·T0.
+    failure_seed : int or None
+        Common random numbers. None (default): failure gaps are drawn from ``seed``'s generator,
+        interleaved with the jitter. An int in [0, 2^64): group w's j-th failure gap is a hash
+        of (failure_seed, w, j), independent of the method, r and the jitter, so every candidate
+        run with the same failure_seed sees the same gap sequence per group (differences
+        between candidates are then sharp). Excludes ``failure_trace``.
+    barrier : {'auto', 'direct', 'sampled'}
+        How the compute phase is drawn. 'direct': every live group's every stack (the paper's
+        simulator). 'sampled': the slowest group's time is drawn from its exact distribution and
+        only groups whose clocks fire inside the step are drawn one by one
+        (:mod:`spare_lib.cluster.engine.barrier`; exact in distribution, other numbers for the same
+        seed; cost grows with failures rather than N × steps). 'auto': 'sampled' for N ≥ 2,000,
+        'direct' below, so every result at the paper's sizes stays as published.
+    rep_placement : {'consecutive', 'strided'}
+        Rep's replica sets: r consecutive groups (SPEC §5) or groups ⌈N/r⌉ apart (across
+        failure domains).
+    mem_ckpt_steps : int or None
+        Interval of the in-memory checkpoint tier in committed steps (costs
+        ``config.mem_checkpoint_s``; a restart it serves lasts ``config.mem_restart_s`` per group
+        window and rolls back to it); None: disk only.
+
+    Returns
+    -------
+    SimResult
+
+    Raises
+    ------
+    ValueError
+        On a bad method, N, r, ckpt_steps, config, trace or layout.
+
+    Examples
+    --------
+    >>> from spare_lib.cluster import h100_600k
+    >>> cfg = h100_600k(200, steps=100, jitter_sigma=0.0)
+    >>> # no failures: 100 steps of 64 s + 2 s, plus 10 checkpoints of 58.8 s
+    >>> round(simulate("spare", 200, 9, 10, cfg, failure_trace=np.empty((0, 2))).total_s, 3)
+    7188.235
+    """
+    spec = method_spec(method)
+    bind = BINDINGS[method]
+    if not isinstance(config, ClusterConfig):
+        raise ValueError(f"config must be a spare_lib.cluster.ClusterConfig, got "
+                         f"{type(config).__name__}")
+    N = check_int("N", N, lo=1)
+    r = check_int("r", r, lo=1, hi=N)
+    if not spec.redundancy and r != 1:
+        raise ValueError(f"r must be 1 for method={method!r} (it has no redundancy parameter), "
+                         f"got {r}")
+    if ckpt_steps is not None:
+        ckpt_steps = check_int("ckpt_steps", ckpt_steps, lo=1)
+    if mem_ckpt_steps is not None:
+        mem_ckpt_steps = check_int("mem_ckpt_steps", mem_ckpt_steps, lo=1)
+    if config.domain_size > N:
+        raise ValueError(f"domain_size must be in [1, N] = [1, {N}], got {config.domain_size}")
+    check_memory(f"simulate({method!r}, N={N}, r={r})", run_bytes(N, r))
+    T0 = config.t0_s()
+    if max_wall_s is None:
+        max_wall_s = 1000.0 * T0
+    max_wall_s = check_positive("max_wall_s", max_wall_s)
+
+    stacks = None
+    if spec.layout:
+        if isinstance(layout, str) and layout == "domain-aware":
+            layout = domain_aware_layout(N, r, config.domain_size)
+        stacks = _resolve_layout(layout, N, r).stacks
+    state = bind.state(N, r, config, stacks, exact_patch, rep_placement)
+
+    ss = as_seed_sequence(seed)
+    rng = np.random.default_rng(ss)
+    q = config.domain_fault_share
+    fseed = 0
+    if failure_trace is not None:
+        if failure_seed is not None:
+            raise ValueError("failure_seed and failure_trace exclude each other: a replayed trace "
+                             "already gives every candidate the same failures")
+        if q > 0:
+            raise ValueError("domain_fault_share must be 0 with failure_trace: a trace carries its "
+                             "own simultaneous failures")
+        tr_ptr, tr_times = _trace_arrays(failure_trace, N)
+        dist = DIST_TRACE
+    else:
+        tr_ptr, tr_times = np.zeros(N + 1, dtype=np.int64), np.zeros(0, dtype=np.float64)
+        dist = _DIST_CODE[config.failure_dist]
+        if failure_seed is not None:
+            fseed = check_int("failure_seed", failure_seed, lo=0, hi=2**64 - 1)
+            dist = _DIST_STREAM[config.failure_dist]
+    group_mean = config.group_mean_s(N) / (1.0 - q) if q < 1.0 else np.inf
+    if config.failure_dist == "weibull":
+        scale = group_mean / math.gamma(1.0 + 1.0 / config.weibull_shape)
+    else:
+        scale = group_mean
+    if q > 0:
+        dom_rng = np.random.default_rng(ss.spawn(1)[0] if failure_seed is None
+                                        else np.random.SeedSequence([fseed, 0xD0]))
+        dom_ptr, dom_times = domain_events(N, config, max_wall_s, dom_rng)
+    else:
+        dom_ptr, dom_times = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.float64)
+
+    pi = np.zeros(_N_PI, dtype=np.int64)
+    pi[P_STEPS] = config.steps
+    pi[P_CKPT_EVERY] = 0 if ckpt_steps is None else ckpt_steps
+    pi[P_MEM_EVERY] = 0 if mem_ckpt_steps is None else mem_ckpt_steps
+    pi[P_DIST] = dist
+    pi[P_REJOIN] = int(spec.rejoins and math.isfinite(config.rejoin_s))
+    pi[P_DOMAIN_SIZE] = config.domain_size
+    pi[P_MEM_IDEAL] = int(config.mem_ideal)
+    pf = np.zeros(_N_PF, dtype=np.float64)
+    pf[Q_COMPUTE] = config.compute_per_stack_s
+    pf[Q_SIGMA] = bind.unit_sigma(config)  # jitter of one unit of the method's work
+    pf[Q_JIT_LO] = config.jitter_min
+    pf[Q_TA] = config.allreduce_s
+    pf[Q_FAIL_FACTOR] = config.allreduce_fail_factor
+    pf[Q_RESTART] = config.restart_s
+    pf[Q_STALL] = config.stall_s
+    pf[Q_TS] = config.checkpoint_s
+    pf[Q_SHAPE] = config.weibull_shape
+    pf[Q_SCALE] = scale
+    pf[Q_MAX_WALL] = max_wall_s
+    pf[Q_REJOIN_S] = config.rejoin_s if math.isfinite(config.rejoin_s) else 0.0
+    pf[Q_MEM_TS] = config.mem_checkpoint_s
+    pf[Q_MEM_RESTART] = config.mem_restart_s
+    pf[Q_FETCH] = config.fetch_s
+    pf[Q_REJOIN_STALL] = config.stall_s if config.rejoin_stall_s is None else config.rejoin_stall_s
+
+    fout = np.zeros(_N_F, dtype=np.float64)
+    iout = np.zeros(_N_I, dtype=np.int64)
+    per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
+    if barrier not in BARRIERS:
+        raise ValueError(f"barrier must be one of {BARRIERS}, got {barrier!r}")
+    sampled = barrier == "sampled" or (barrier == "auto" and N >= AUTO_SAMPLED_N)
+    n_rec = _core(bind.code, state, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times,
+                  np.uint64(fseed), rng, fout, iout, per_restart, SAMPLED if sampled else DIRECT)
+
+    total = float(fout[_F_TOTAL])
+    down = float(fout[_F_RESTART] + fout[_F_STALL])
+    commits = int(iout[_I_COMMITS])
+    completed = bool(iout[_I_DONE])
+    if not completed:
+        warnings.warn(f"simulate({method!r}, N={N}, r={r}, ckpt_steps={ckpt_steps}) stopped at "
+                      f"max_wall_s={max_wall_s:.3g} s with {int(iout[_I_COMMITTED])} of "
+                      f"{config.steps} steps committed", RuntimeWarning, stacklevel=2)
+    if failure_trace is not None and tr_times.size and total > float(tr_times.max()):
+        warnings.warn(f"simulate({method!r}, N={N}, r={r}): the run lasted {total / 86400:.1f} days "
+                      f"but the failure trace ends at {float(tr_times.max()) / 86400:.1f} days; no "
+                      f"group failed after that (extend the trace, e.g. "
+                      f"spare_lib.failures.synthesize with a longer horizon)", RuntimeWarning,
+                      stacklevel=2)
+    overhead = float(fout[_F_SUM_S]) / commits if commits else float("nan")
+    patch_ovh = float(fout[_F_PATCH]) / (N * commits) if commits else float("nan")
+    samples_all = float(fout[_F_SAMPLES_ALL])
+    return SimResult(
+        method=method, N=N, r=r, ckpt_steps=ckpt_steps, steps=config.steps,
+        total_s=total, up_s=total - down, down_s=down, restart_s=float(fout[_F_RESTART]),
+        stall_s=float(fout[_F_STALL]), checkpoint_s=float(fout[_F_CKPT_TIME]), t0_s=T0,
+        ttt_over_t0=total / T0, availability=(total - down) / total if total > 0 else 1.0,
+        overhead=overhead, patch_overhead=patch_ovh,
+        full_restarts=int(iout[_I_RESTARTS]), masked_failures=int(iout[_I_MASKED]),
+        failures_noticed=int(iout[_I_FAILS]), phase0_events=int(iout[_I_PHASE0]),
+        reorder_events=int(iout[_I_REORDER]), steps_redone=int(iout[_I_REDONE]),
+        commits=commits, attempts=int(iout[_I_ATTEMPTS]), compute_events=int(iout[_I_STACKS]),
+        checkpoints_written=int(iout[_I_CKPT_OK]), checkpoint_failures=int(iout[_I_CKPT_FAIL]),
+        completed=completed,
+        failures_between_restarts=tuple(int(x) for x in per_restart[:n_rec]),
+        samples=float(fout[_F_SAMPLES]),
+        dropped_sample_fraction=1.0 - samples_all / commits if commits else 0.0,
+        rejoins=int(iout[_I_REJOINS]), memory_restarts=int(iout[_I_MEM_RESTARTS]),
+        memory_checkpoints_written=int(iout[_I_MEM_CKPT_OK]),
+    )
+
+
+def task_seed(seed: SeedLike, index: int) -> np.random.SeedSequence:
+    """Seed of task ``index`` of a batch: child ``index`` of the root ``SeedSequence``.
+
+    Depends only on (seed, index), never on the worker that runs the task.
+    """
+    root = as_seed_sequence(seed)
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, int(index)))
+
+
+def _run_task(args: tuple[dict[str, Any], np.random.SeedSequence]) -> SimResult:
+    kwargs, ss = args
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return simulate(**kwargs, seed=ss)
+
+
+def simulate_many(tasks: Sequence[dict[str, Any]], seed: SeedLike = None, workers: int = 2,
+                  progress: bool = False, backend: str = "processes",
+                  client: Any = None) -> list[SimResult]:
+    """Run :func:`simulate` for every task (a dict of its keyword arguments), by default in a pool.
+
+    The tasks run through :func:`spare_lib.cluster.runs.executor.execute`, the executor of
+    :func:`~spare_lib.cluster.runs.sweeps.run_sweep`.
+
+    Parameters
+    ----------
+    tasks : sequence of dict
+        Keyword arguments of :func:`simulate` without ``seed`` (method, N, r, ckpt_steps,
+        config, and optionally failure_trace, layout, exact_patch, max_wall_s).
+    seed : int, SeedSequence, Generator or None
+        Root seed; task i runs with :func:`task_seed` (seed, i), so the results do not depend on
+        ``workers`` or ``backend`` (tested) and a task's result does not depend on the other
+        tasks.
+    workers : int
+        Worker processes of the pool (1: run in this process), or of the Dask LocalCluster
+        started when ``backend='dask'`` and ``client`` is None.
+    progress : bool
+        Show a tqdm progress bar.
+    backend : {'serial', 'processes', 'dask'}
+        'serial' runs in this process; 'processes' is a local spawn-context process pool
+        (largest tasks, by N·r, first); 'dask' runs on ``client``.
+    client : dask.distributed.Client, str or None
+        For 'dask': an existing client or a scheduler address; None starts a LocalCluster.
+
+    Returns
+    -------
+    list of SimResult
+        In task order.
+    """
+    from spare_lib.cluster.runs.executor import check_backend, execute
+
+    workers = check_int("workers", workers, lo=1)
+    check_backend(backend)
+    tasks = [dict(t) for t in tasks]
+    for i, t in enumerate(tasks):
+        if "seed" in t:
+            raise ValueError(f"tasks must not carry a 'seed' (task {i}); pass the root seed")
+    root = as_seed_sequence(seed)
+    args = [(t, task_seed(root, i)) for i, t in enumerate(tasks)]
+    if backend == "processes" and workers == 1:
+        backend = "serial"
+    order = None
+    if backend != "serial":
+        # biggest runs first (N·r as a proxy) for a balanced pool
+        order = sorted(range(len(tasks)), key=lambda i: -tasks[i]["N"] * tasks[i]["r"])
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(tasks), desc="simulate")
+    out: list[SimResult | None] = [None] * len(tasks)
+
+    def done(i: int, res: SimResult) -> None:
+        out[i] = res
+        if bar is not None:
+            bar.update()
+
+    try:
+        execute(_run_task, args, backend=backend, client=client, workers=workers, order=order,
+                on_done=done)
+    finally:
+        if bar is not None:
+            bar.close()
+    return out  # type: ignore[return-value]
