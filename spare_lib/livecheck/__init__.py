@@ -5,7 +5,9 @@ the discrete-event simulator (:mod:`spare_lib.cluster`) and the real-process run
 (:mod:`spare_lib.runtime`), which never import each other. :mod:`.compare` turns a
 ``ClusterConfig`` into the emulation's durations, draws one failure trace for every method,
 runs emulation and simulator side by side on it and tabulates agreement and the emulation's
-noise floor; notebook 45 shows the result.
+noise floor; :mod:`.explain` finds where a run leaves the simulator's path and measures the
+simulator's own sensitivity to perturbations of the measured size; notebook 45 shows the
+result.
 """
 
 from spare_lib.livecheck.compare import (
@@ -17,6 +19,13 @@ from spare_lib.livecheck.compare import (
     run_side_by_side,
     shared_trace,
 )
+from spare_lib.livecheck.explain import (
+    DECISIONS,
+    SINGLE_KNOBS,
+    first_divergence,
+    perturbation_band,
+)
 
-__all__ = ["METRICS", "agreement", "emulation_spec", "noise_floor", "restart_table",
+__all__ = ["DECISIONS", "METRICS", "SINGLE_KNOBS", "agreement", "emulation_spec",
+           "first_divergence", "noise_floor", "perturbation_band", "restart_table",
            "run_side_by_side", "shared_trace"]

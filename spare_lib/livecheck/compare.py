@@ -25,8 +25,16 @@ import numpy as np
 from spare_lib._util.rng import SeedLike, as_seed_sequence
 from spare_lib._util.validate import check_int, check_positive
 from spare_lib.cluster import ClusterConfig, simulate, task_seed
+from spare_lib.registry.knobs import ALL, KNOBS
 from spare_lib.runtime.clock import weibull_trace
-from spare_lib.runtime.emulation import EMU_METHODS, EmulationRun, EmulationSpec, emulate
+from spare_lib.runtime.emulation import (
+    EMU_METHODS,
+    EmulationRun,
+    EmulationSpec,
+    EmuSemantics,
+    as_semantics,
+    emulate,
+)
 from spare_lib.runtime.model import MLPTask
 
 #: Metrics compared per method (``SimResult`` / ``EmulationRun`` attribute names).
@@ -48,14 +56,19 @@ def emulation_spec(config: ClusterConfig, scale: float) -> EmulationSpec:
     Raises
     ------
     ValueError
-        If the config uses something the emulation does not model (failure domains,
-        micro-batches, data fetch, an in-memory tier).
+        If the config uses something the emulation does not model and one of its methods
+        reads (failure domains, an in-memory tier; micro-batches and data fetch only where a
+        method of :data:`~spare_lib.runtime.emulation.EMU_METHODS` reads them, as the knob
+        registry says).
     """
     if not isinstance(config, ClusterConfig):
         raise ValueError(f"config must be a ClusterConfig, got {type(config).__name__}")
     unsupported = {"domain_fault_share": 0.0, "microbatches": 1, "fetch_s": 0.0,
                    "mem_checkpoint_s": 0.0, "mem_restart_s": 0.0}
     for name, neutral in unsupported.items():
+        readers = KNOBS[name].methods  # a knob only elastic-rebalance reads changes nothing here
+        if readers != ALL and not set(readers) & set(EMU_METHODS):
+            continue
         if getattr(config, name) != neutral:
             raise ValueError(f"{name} must be {neutral} for the emulation (not modelled there), "
                              f"got {getattr(config, name)!r}")
@@ -88,7 +101,8 @@ def _row(res: Any) -> dict[str, float]:
 def run_side_by_side(cases: Sequence[tuple[str, int, int | None]], N: int,
                      config: ClusterConfig, scale: float, trace: np.ndarray, *,
                      seed: SeedLike = 0, sim_trials: int = 20, task: MLPTask | None = None,
-                     nice: int | None = None, progress: bool = False
+                     nice: int | None = None, progress: bool = False,
+                     semantics: EmuSemantics | str = "model", sims: dict | None = None
                      ) -> tuple[Any, dict[str, EmulationRun], dict]:
     """Emulate and simulate every case on the same trace.
 
@@ -115,13 +129,22 @@ def run_side_by_side(cases: Sequence[tuple[str, int, int | None]], N: int,
         Priority of the emulation's processes (:func:`~spare_lib.runtime.emulation.emulate`).
     progress : bool
         Show a tqdm bar over the cases.
+    semantics : EmuSemantics or {"model", "real"}
+        The emulation's semantics (:class:`~spare_lib.runtime.emulation.EmuSemantics`):
+        ``"model"`` (default) replays the simulator's instants, so that every difference is
+        a protocol difference; ``"real"`` is what the coordinator really does.
+    sims : dict or None
+        method → list of ``SimResult`` from an earlier call on the same trace and seed
+        (reused instead of simulating again).
 
     Returns
     -------
     table : DataFrame
         One row per case: ``<metric>_emu``, ``<metric>_sim`` (mean over trials) and
-        ``<metric>_sim_sd`` for every metric of :data:`METRICS` and failures_per_restart,
-        plus ``emu_wall_s``.
+        ``<metric>_sim_sd`` for every metric of :data:`METRICS` and failures_per_restart;
+        ``per_restart_equal`` (the failures before each restart, emulated against the first
+        simulated trial, identical), ``slip_ttt`` (overruns that became model time, in units
+        of T0), ``pause_wall_s`` (overruns a paused clock left out), ``emu_wall_s``.
     runs : dict
         method → :class:`EmulationRun`.
     sims : dict
@@ -134,7 +157,9 @@ def run_side_by_side(cases: Sequence[tuple[str, int, int | None]], N: int,
         if method not in EMU_METHODS:
             raise ValueError(f"method must be one of {EMU_METHODS}, got {method!r}")
     spec = emulation_spec(config, scale)
+    sem = as_semantics(semantics)
     root = as_seed_sequence(seed)
+    done = sims
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -143,22 +168,27 @@ def run_side_by_side(cases: Sequence[tuple[str, int, int | None]], N: int,
     try:
         for i, (method, r, C) in enumerate(cases):
             ss = task_seed(root, i)
-            sim = []
+            sim = list(done[method]) if done is not None and method in done else []
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)
-                for j in range(sim_trials):
+                for j in range(len(sim), sim_trials):
                     sim.append(simulate(method, N, r, C, config, seed=task_seed(ss, 1 + j),
                                         failure_trace=trace))
             emu = emulate(method, N, r, C, spec, trace=trace, seed=task_seed(ss, 0), task=task,
-                          nice=nice)
+                          nice=nice, semantics=sem)
             runs[method], sims[method] = emu, sim
-            row: dict[str, Any] = {"method": method, "N": N, "r": r, "ckpt_steps": C}
+            row: dict[str, Any] = {"method": method, "N": N, "r": r, "ckpt_steps": C,
+                                   "semantics": sem.label}
             e = _row(emu)
             s = pd.DataFrame([_row(x) for x in sim])
             for k in e:
                 row[f"{k}_emu"] = e[k]
                 row[f"{k}_sim"] = float(s[k].mean())
                 row[f"{k}_sim_sd"] = float(s[k].std(ddof=1)) if len(s) > 1 else 0.0
+            row["per_restart_equal"] = (tuple(emu.failures_between_restarts)
+                                        == tuple(sim[0].failures_between_restarts))
+            row["slip_ttt"] = float(np.sum(emu.noise["slip_s"])) * emu.scale / emu.t0_s
+            row["pause_wall_s"] = float(np.sum(emu.noise["pause_s"]))
             row["emu_wall_s"] = emu.wall_s
             row["emu_completed"] = emu.completed
             rows.append(row)

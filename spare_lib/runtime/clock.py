@@ -173,6 +173,11 @@ class Killer(threading.Thread):
     scale. :meth:`arm` gives group w a process and a failure time; a group fires at most once
     per arming (then it is disarmed until the coordinator arms it again). Every firing is
     recorded in :attr:`fired` as ``(wall_time, group, pid, due_wall)``.
+
+    For the model's semantics (``overrun='pause'`` of the emulation) the coordinator can
+    :meth:`hold` the killer at the end of the phase it is in (no kill due later fires while the
+    coordinator is behind that phase end) and :meth:`shift` every pending due time when it
+    stops the model clock to catch up.
     """
 
     def __init__(self) -> None:
@@ -182,6 +187,7 @@ class Killer(threading.Thread):
         self._gen: dict[int, int] = {}
         self._pid: dict[int, int] = {}
         self._stopping = False
+        self._cap = math.inf
         self.fired: list[tuple[float, int, int, float]] = []
 
     def arm(self, w: int, pid: int, due_wall: float) -> None:
@@ -200,6 +206,21 @@ class Killer(threading.Thread):
             self._gen[w] = self._gen.get(w, 0) + 1
             self._pid.pop(w, None)
 
+    def hold(self, cap_wall: float) -> None:
+        """Fire no kill due after wall time ``cap_wall`` until the cap moves (inf: no cap)."""
+        with self._cv:
+            self._cap = float(cap_wall)
+            self._cv.notify()
+
+    def shift(self, delta_wall: float) -> None:
+        """Move every pending due time (and the cap) ``delta_wall`` seconds later: the model
+        clock stood still that long."""
+        with self._cv:
+            self._heap = [(d + delta_wall, w, g) for d, w, g in self._heap]
+            heapq.heapify(self._heap)
+            self._cap += delta_wall
+            self._cv.notify()
+
     def stop(self) -> None:
         """End the thread (idempotent) and wait for it."""
         with self._cv:
@@ -217,6 +238,9 @@ class Killer(threading.Thread):
                     self._cv.wait()
                     continue
                 due, w, _g = self._heap[0]
+                if due > self._cap:  # held: the coordinator is behind the phase end
+                    self._cv.wait()
+                    continue
                 now = time.monotonic()
                 if due > now:
                     self._cv.wait(due - now)

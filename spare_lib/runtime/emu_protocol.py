@@ -17,7 +17,23 @@ time) is waited out; everything it *decides* is decided here from what really ha
 * a global restart replaces the dead groups' processes; each group must then get through its
   own window of T_r without failing (a failure restarts that group's window); a group that
   fails after its window, while the others are still in theirs, is noticed at the first poll of
-  the next step (the simulator's rule). Then θ is read back from the checkpoint file.
+  the next step (the simulator's rule). Then θ is read back from the checkpoint file
+  (:mod:`.emu_recovery`).
+
+Three instants are a matter of *semantics*, chosen by
+:class:`~spare_lib.runtime.emulation.EmuSemantics` (the simulator's, or what a real
+coordinator does):
+
+* ``notice_at``: a failure noticed in an attempt is noticed (its group's clock renewed, its
+  rejoin time started) at the model's poll (the first unit start after it, or the barrier) or
+  when the coordinator sees its EOF;
+* ``window_from``: a failure inside a restart window restarts the window at the failure or at
+  its detection;
+* ``overrun``: when the coordinator's real work (late answers, detection, process hand-over,
+  disk) overruns a phase, the schedule ``slip`` s (model time goes on: the real system's cost)
+  or the model clock ``pause`` s: the killer is held at the end of the phase the coordinator is
+  in, every failure due by then is seen before the phase ends (detection takes no model time),
+  and origin and pending kills move later by the overrun (measured in ``noise['pause_s']``).
 
 Every event goes to :attr:`Emulator.events` with its wall and model time.
 """
@@ -25,7 +41,6 @@ Every event goes to :attr:`Emulator.events` with its wall and model time.
 from __future__ import annotations
 
 import math
-import os
 import time
 from multiprocessing.connection import wait as mp_wait
 from pathlib import Path
@@ -35,6 +50,7 @@ import numpy as np
 
 from spare_lib.runtime.clock import FailureClock, Killer
 from spare_lib.runtime.emu_pool import EmuPool
+from spare_lib.runtime.emu_recovery import RecoveryMixin
 from spare_lib.runtime.model import MLPTask, aggregate
 from spare_lib.runtime.pool import WorkerProtocolError
 
@@ -42,15 +58,16 @@ from spare_lib.runtime.pool import WorkerProtocolError
 FIXED, MASKED, REORDERED, WIPEOUT = "fixed", "masked", "reordered", "wipeout"
 
 
-class Emulator:
+class Emulator(RecoveryMixin):
     """One emulated run (built and driven by :func:`spare_lib.runtime.emulation.emulate`)."""
 
     def __init__(self, method: str, N: int, r: int, stacks: np.ndarray | None, spec: Any,
                  clock: FailureClock, ckpt_steps: int | None, task: MLPTask, lr: float,
                  seed: np.random.SeedSequence, timeout_s: float, standby: int,
                  startup_timeout_s: float, exact_patch: bool, run_dir: Path,
-                 controller: Any, max_wall_s: float) -> None:
+                 controller: Any, max_wall_s: float, semantics: Any) -> None:
         self.method, self.N, self.r, self.spec, self.clock = method, N, r, spec, clock
+        self.sem = semantics
         self.C = ckpt_steps
         self.task, self.lr, self.timeout_s = task, lr, timeout_s
         self.exact_patch, self.max_wall_s = exact_patch, max_wall_s
@@ -69,7 +86,8 @@ class Emulator:
         self.killer = Killer()
         self.ckpt_path = run_dir / "checkpoint.npz"
         self.events: list[tuple] = []
-        self.origin = 0.0
+        self.kill_time: dict[int, float] = {}  # pid → the failure time it was armed with
+        self.origin = self.wall0 = 0.0
         self.nf = np.full(N, math.inf)
         self.alive = np.zeros(N, dtype=bool)
         self.revive = np.full(N, math.inf)
@@ -81,7 +99,9 @@ class Emulator:
         self.count = c
         self.per_restart: list[int] = []
         self.noise: dict[str, list[float]] = {"barrier_s": [], "worker_late_s": [], "pipe_s": [],
-                                              "slip_s": []}
+                                              "slip_s": [], "pause_s": [], "detect_s": []}
+        self.grid: dict[int, np.ndarray] = {}  # unit starts of each group in this attempt
+        self.t_bar = 0.0
         self.t_sched = 0.0
         self.committed, self.samples, self.attempt = 0, 0.0, 0
         self.completed, self.total_s = False, math.nan
@@ -107,24 +127,72 @@ class Emulator:
     def _phase(self, dur: float) -> float:
         """End of a phase of ``dur`` model seconds that started at the scheduled time: its real
         work (done before this call) either fitted (the schedule goes on from the phase's end)
-        or overran it (the schedule slips to now, logged). Returns the phase's length."""
+        or overran it: the schedule slips to now (``overrun='slip'``, logged) or the model clock
+        stops until the coordinator has caught up (``'pause'``). Returns the phase's length."""
         start, end = self.t_sched, self.t_sched + dur
-        now = self.now()
-        if now > end:
-            self.noise["slip_s"].append((now - end) / self.spec.scale)
-            self.log("slip", value=now - end, t=now)
-            end = now
-        self.sleep_until(end)
+        self._hold_at(end)
+        if self.sem.overrun == "pause":
+            self.sleep_until(end)
+            self._catch_up(end)
+        else:
+            now = self.now()
+            if now > end:
+                self.noise["slip_s"].append((now - end) / self.spec.scale)
+                self.log("slip", value=now - end, t=now)
+                end = now
+            self.sleep_until(end)
         self.t_sched = end
         return end - start
 
+    # ------------------------------------------------------------------ overrun='pause'
+    def _hold(self, dur: float) -> None:
+        """The coordinator enters a phase of ``dur`` model seconds from the schedule."""
+        self._hold_at(self.t_sched + dur)
+
+    def _hold_at(self, t_end: float) -> None:
+        """overrun='pause': no kill due after model time ``t_end`` fires before the coordinator
+        has passed it (kills due before fire on time)."""
+        if self.sem.overrun == "pause":
+            self.killer.hold(self.wall(t_end))
+
+    def _due_eofs(self, t_end: float) -> list[int]:
+        """overrun='pause': live groups whose failure is due by ``t_end``, once their EOF can be
+        read (waited for, up to ``timeout_s``): detection takes no model time. [] otherwise."""
+        if self.sem.overrun != "pause":
+            return []
+        due = {self.pool.conns[w]: w for w in range(self.N)
+               if self.alive[w] and self.pool.conns[w] is not None and self.nf[w] <= t_end}
+        if not due:
+            return []
+        out, deadline = [], time.monotonic() + self.timeout_s
+        while due:
+            ready = mp_wait(list(due), max(0.0, deadline - time.monotonic()))
+            if not ready:
+                raise WorkerProtocolError(f"groups {sorted(due.values())}: killed, but no EOF "
+                                          f"within timeout_s={self.timeout_s} s")
+            for c in ready:
+                out.append(due.pop(c))
+        return sorted(out)
+
+    def _catch_up(self, t_end: float) -> None:
+        """overrun='pause', at the end ``t_end`` of a phase: wait for the EOF of every failure
+        due by then, and if the coordinator is behind ``t_end``, stop the model clock for the
+        difference (origin and pending kills move later; measured in ``noise['pause_s']``)."""
+        self._due_eofs(t_end)
+        behind = time.monotonic() - self.wall(t_end)
+        if behind > 0:
+            self.origin += behind
+            self.killer.shift(behind)
+            self.noise["pause_s"].append(behind)
+
     def log(self, kind: str, group: int = -1, value: float = math.nan, info: str = "",
             t: float | None = None) -> None:
-        w = time.monotonic() - self.origin
-        self.events.append((w, w * self.spec.scale if t is None else t, kind, self.committed,
-                            self.attempt, int(group), float(value), info))
+        """An event: wall time since the clock started, model time (None: now)."""
+        self.events.append((time.monotonic() - self.wall0, self.now() if t is None else t, kind,
+                            self.committed, self.attempt, int(group), float(value), info))
 
     def _arm(self, w: int, pid: int) -> None:
+        self.kill_time[pid] = float(self.nf[w])
         self.killer.arm(w, pid, self.wall(self.nf[w]) if math.isfinite(self.nf[w]) else math.inf)
 
     def _give_process(self, w: int) -> None:
@@ -155,11 +223,23 @@ class Emulator:
         return [w], 1, c
 
     # ------------------------------------------------------------------ detection
+    def _poll_instant(self, w: int) -> float:
+        """The model's notice time of group w's failure in this attempt: the first of its unit
+        starts at or after the failure (the clock armed the killer with its time), else the
+        barrier."""
+        f, starts = float(self.nf[w]), self.grid.get(w)
+        if starts is not None:
+            i = int(np.searchsorted(starts, f, side="left"))
+            if i < starts.size:
+                return float(starts[i])
+        return self.t_bar
+
     def _notice(self, w: int, how: str, flagged: list[int] | None, t: float | None = None
                 ) -> None:
-        """A failure of live group w is noticed at model time t (None: now): dead until a
-        restart (or its rejoin)."""
-        t = self.now() if t is None else t
+        """A failure of live group w is noticed at model time t (None: in an attempt, the
+        model's poll or now, as ``notice_at`` says): dead until a restart (or its rejoin)."""
+        if t is None:
+            t = self._poll_instant(w) if self.sem.notice_at == "poll" else self.now()
         self.alive[w] = False
         self.killer.disarm(w)
         self.pool.retire(w)
@@ -171,9 +251,11 @@ class Emulator:
         self.log("notice", w, math.nan, how, t=t)
 
     def _poll(self, flagged: list[int], how: str, groups: list[int] | None = None,
-              late_eof: list[int] | None = None) -> None:
-        """Non-blocking check of live groups' pipes: EOF = noticed now (or, with ``late_eof``,
-        left for :meth:`_settle_late`)."""
+              late_eof: list[int] | None = None, t: float | None = None) -> None:
+        """Non-blocking check of live groups' pipes: EOF = noticed at this poll's model time
+        ``t`` (``notice_at='poll'``; None: now) or when seen (``'detect'``), or, with
+        ``late_eof``, left for :meth:`_settle_late`."""
+        t = t if self.sem.notice_at == "poll" and t is not None else self.now()
         gs = [w for w in (range(self.N) if groups is None else groups)
               if self.alive[w] and self.pool.conns[w] is not None]
         conns = {self.pool.conns[w]: w for w in gs}
@@ -183,7 +265,7 @@ class Emulator:
                 msg = c.recv()
             except (EOFError, OSError):
                 if late_eof is None:
-                    self._notice(w, how, flagged)
+                    self._notice(w, how, flagged, t=t)
                 else:
                     self._gone(w)
                     late_eof.append(w)
@@ -193,6 +275,20 @@ class Emulator:
             raise WorkerProtocolError(f"group {w}: unexpected message {msg[0]!r} at a poll")
 
     # ------------------------------------------------------------------ one attempt
+    def _timed(self, w: int, retry: bool, patch: np.ndarray | None, done: dict
+               ) -> tuple[list[int], np.ndarray]:
+        """(real types to compute, model start times of the timed units) of live group w in an
+        attempt starting at ``t_sched``; its compute ends at the last start + one unit."""
+        sc = self.spec
+        real, units, unit_s = self._work(w, retry, patch, done)
+        if sc.jitter_sigma > 0 and units:
+            jit = np.maximum(sc.jitter_min, 1.0 + sc.jitter_sigma * self.rng.standard_normal(units))
+        else:
+            jit = np.ones(units)
+        self.count["timed_units"] += units
+        self.count["real_shards"] += len(real)
+        return real, self.t_sched + unit_s * np.concatenate(([0.0], np.cumsum(jit)))
+
     def _attempt(self, retry: bool, patch: np.ndarray | None, theta: np.ndarray,
                  computed: dict[int, dict]) -> list[int]:
         """Compute phase, barrier and all-reduce of one attempt; returns the flagged groups."""
@@ -208,50 +304,75 @@ class Emulator:
             self.fails_since += 1
         self.deferred = []
         t_start = self.t_sched
+        self.grid = {}
         self.log("attempt", value=float(self.alive.sum()), t=t_start)
-        self._poll(flagged, "attempt_start")
-        sc = self.spec
-        deadline, pending, dur_of = {}, {}, {}
+        self._poll(flagged, "attempt_start", t=t_start)
+        ends, pending, work = {}, {}, {}
         for w in np.flatnonzero(self.alive):
             w = int(w)
-            real, units, unit_s = self._work(w, retry, patch, computed.setdefault(w, {}))
-            if sc.jitter_sigma > 0 and units:
-                jit = np.maximum(sc.jitter_min, 1.0 + sc.jitter_sigma * self.rng.standard_normal(units))
-                dur = unit_s * float(jit.sum())
-            else:
-                dur = unit_s * units
-            self.count["timed_units"] += units
-            self.count["real_shards"] += len(real)
-            if not real and units == 0:
+            real, bounds = self._timed(w, retry, patch, computed.setdefault(w, {}))
+            if not real and bounds.size == 1:
                 continue  # nothing to do: polled at the barrier only
-            deadline[w] = self.wall(t_start + dur)
-            dur_of[w] = dur
+            self.grid[w], ends[w], work[w] = bounds[:-1], float(bounds[-1]), real
+        self._hold_at(max(ends.values(), default=t_start))
+        deadline = {w: self.wall(e) for w, e in ends.items()}
+        died: dict[int, tuple[str, float]] = {}
+        for w, real in work.items():
             try:
                 self.pool.conns[w].send(("emu", self.committed, self.attempt, theta, real,
                                          deadline[w]))
                 pending[self.pool.conns[w]] = w
             except (OSError, ValueError):
-                self._notice(w, "send", flagged)
+                self._gone(w)
+                died[w] = ("send", self.now())
         late_eof: list[int] = []
-        self._collect(pending, deadline, computed, flagged, late_eof)
-        # the barrier: the slowest live group's compute end; its gradients travel (pipe) inside
-        # the all-reduce that follows, which overruns (slips) only if they arrive after it
-        live_ends = [dur_of[w] for w in dur_of if self.alive[w]]
-        t_bar = t_start + (max(live_ends) if live_ends else 0.0)
-        if live_ends:  # last answer processed − the slowest live group's deadline
+        self._collect(pending, deadline, computed, died, late_eof)
+        t_bar = self._barrier_time(t_start, ends, died)
+        self.t_bar = t_bar
+        self.sleep_until(t_bar)
+        if len(ends) > len(died):  # last answer processed − the barrier
             self.noise["barrier_s"].append(time.monotonic() - self.wall(t_bar))
+        if self.sem.overrun == "pause":
+            self._catch_up(t_bar)
+        for w, (how, t_seen) in died.items():  # noticed: at the model's poll, or when seen
+            self._notice(w, how, flagged, t=None if self.sem.notice_at == "poll" else t_seen)
         self.log("barrier", t=t_bar)
         self._poll(flagged, "barrier", late_eof=late_eof)
         self._settle_late(late_eof, flagged, t_bar)
         self._label_boundary(flagged, t_bar)
         self.t_sched = t_bar
+        sc = self.spec
         self._phase(sc.allreduce_s * (sc.allreduce_fail_factor if flagged else 1.0))
         return flagged
+
+    def _barrier_time(self, t_start: float, ends: dict[int, float],
+                      died: dict[int, tuple[str, float]]) -> float:
+        """The barrier: the last compute end of the groups that got through; a group that died
+        counts up to the model's poll that notices it (the first unit start after its failure,
+        else its compute end; ``notice_at='poll'``) or up to its detection (``'detect'``)."""
+        last = t_start
+        for w, e in ends.items():
+            if w not in died:
+                last = max(last, e)
+            elif self.sem.notice_at == "poll":
+                starts = self.grid[w]
+                i = int(np.searchsorted(starts, float(self.nf[w]), side="left"))
+                last = max(last, float(starts[i]) if i < starts.size else e)
+            else:
+                last = max(last, died[w][1])
+        return last
 
     def _gone(self, w: int) -> None:
         """Group w's process is dead; whether it is noticed now is decided by the caller."""
         self.killer.disarm(w)
         self.pool.retire(w)
+
+    def _detected(self, w: int) -> None:
+        """An EOF read while the coordinator was waiting on the pipes: detection latency
+        (EOF read − SIGKILL, wall s) into ``noise['detect_s']``."""
+        k = self._last_kill(w)
+        if k is not None:
+            self.noise["detect_s"].append(time.monotonic() - k)
 
     def _last_kill(self, w: int) -> float | None:
         last = None
@@ -289,10 +410,11 @@ class Emulator:
                 self.count["boundary"] += 1
                 self.log("boundary", w, (k - self.origin) * self.spec.scale - t_bar, t=t_bar)
 
-    def _collect(self, pending: dict, deadline: dict, computed: dict, flagged: list[int],
-                 late_eof: list[int] | None) -> None:
-        """Wait for the answers; EOF from a group that has not answered flags it now; one that
-        has answered goes to ``late_eof`` (None: flag it too)."""
+    def _collect(self, pending: dict, deadline: dict, computed: dict,
+                 died: dict[int, tuple[str, float]], late_eof: list[int]) -> None:
+        """Wait for the answers. A group that dies before answering goes to ``died`` with how
+        and when (model s) it was seen (noticed once the barrier is known); one that has
+        answered goes to ``late_eof``."""
         while pending:
             watch = {self.pool.conns[w]: w for w in np.flatnonzero(self.alive)
                      if self.pool.conns[w] is not None}
@@ -301,18 +423,20 @@ class Emulator:
             if left <= 0:
                 for c, w in list(pending.items()):
                     del pending[c]
-                    self._notice(w, "timeout", flagged)
+                    self._gone(w)
+                    died[w] = ("timeout", self.now())
                 return
             for c in mp_wait(list(watch), left):
                 w = watch[c]
                 try:
                     msg = c.recv()
                 except (EOFError, OSError):
-                    if c in pending or late_eof is None:
-                        pending.pop(c, None)
-                        self._notice(w, "eof", flagged)
+                    self._detected(w)
+                    self._gone(w)
+                    if c in pending:
+                        pending.pop(c)
+                        died[w] = ("eof", self.now())
                     else:  # answered, then died: before or after the barrier? (decided then)
-                        self._gone(w)
                         late_eof.append(w)
                     continue
                 if msg[0] == "error":
@@ -361,7 +485,7 @@ class Emulator:
             if not flagged:
                 break
             outcome, patch = self._resolve(flagged)
-            self.log("resolve", value=float(self.depth), info=outcome)
+            self.log("resolve", value=float(self.depth), info=outcome, t=self.t_sched)
             if outcome == WIPEOUT:
                 return None
             self.count["masked"] += len(flagged)
@@ -392,137 +516,6 @@ class Emulator:
             raise RuntimeError(f"commit without every type: {sorted(set(range(self.N)) - set(out))}")
         return out
 
-    # ------------------------------------------------------------------ rejoin, checkpoint
-    def _rejoin_batch(self) -> None:
-        t = self.t_sched
-        back = [w for w in range(self.N) if not self.alive[w] and self.revive[w] <= t]
-        if not back:
-            return
-        for w in back:
-            self.nf[w] = self.clock.roll_forward(w, self.nf[w], self.revive[w])
-            self.revive[w] = math.inf
-            self.alive[w] = True
-            self._give_process(w)
-            self.count["rejoins"] += 1
-            self.log("rejoin", w)
-        if self.spare:
-            self.ctl.restart()
-            dead = [w for w in range(self.N) if not self.alive[w]]
-            if dead:
-                self.ctl.fail(np.array(dead, dtype=np.int64))
-            self._adopt_ctl()
-        stall = self.spec.stall_s if self.spec.rejoin_stall_s is None else self.spec.rejoin_stall_s
-        self.stall_time += self._phase(stall)
-
-    def _checkpoint(self, theta: np.ndarray, done: bool) -> None:
-        while True:
-            live = np.flatnonzero(self.alive)
-            if live.size == 0:
-                return
-            leader = int(live[0])
-            flagged: list[int] = []
-            if leader in self.deferred:  # died after the barrier: the leader poll notices it
-                self.deferred.remove(leader)
-                self._notice(leader, "leader", flagged)
-            self._poll(flagged, "leader", [leader])
-            if flagged:
-                self.count["fails"] += 1
-                self.fails_since += 1
-                self.count["ck_fail"] += 1
-                self.log("checkpoint", leader, info="lost")
-                if not done:
-                    self.pending_leader = leader
-                    return
-                continue  # after the last step the next live group writes it
-            t0 = self.t_sched
-            tmp = self.ckpt_path.with_name("checkpoint.tmp.npz")
-            np.savez(tmp, theta=theta, committed=np.int64(self.committed),
-                     samples=np.float64(self.samples))
-            os.replace(tmp, self.ckpt_path)
-            self.ckpt_time += self._phase(self.spec.checkpoint_s)
-            self.count["ck_ok"] += 1
-            self.log("checkpoint", leader, info="written", t=t0)
-            return
-
-    # ------------------------------------------------------------------ restart
-    def _restart(self) -> np.ndarray:
-        """Global restart: dead groups replaced, per-group windows of T_r, rollback from disk."""
-        self.per_restart.append(self.fails_since)
-        self.fails_since = 0
-        self.count["restarts"] += 1
-        t0 = self.t_sched
-        self.log("restart_begin", t=t0)
-        for w in range(self.N):
-            if self.alive[w]:  # failed unnoticed: noticed at the restart's start (not counted)
-                c = self.pool.conns[w]
-                if c is None:  # deferred from the wiped attempt: its process is gone
-                    self.alive[w] = False
-                    self.nf[w] = self.clock.renew(w, t0)
-                    self.log("notice", w, info="restart_start", t=t0)
-                    continue
-                if c.poll(0):
-                    try:
-                        c.recv()
-                    except (EOFError, OSError):
-                        self.alive[w] = False
-                        self.killer.disarm(w)
-                        self.pool.retire(w)
-                        self.nf[w] = self.clock.renew(w, t0)
-                        self.log("notice", w, info="restart_start", t=t0)
-                        continue
-                    raise WorkerProtocolError(f"group {w}: unexpected message at a restart")
-            else:
-                self.nf[w] = self.clock.roll_forward(w, self.nf[w], t0)
-        self.revive[:] = math.inf
-        self.deferred = []
-        window_end = np.full(self.N, t0 + self.spec.restart_s)
-        for w in range(self.N):
-            if not self.alive[w]:
-                self._give_process(w)
-                self.alive[w] = True
-        self._windows(window_end)
-        self.restart_time += self.t_sched - t0
-        self.log("restart_end", value=self.t_sched - t0, t=self.t_sched)
-        self._reset_layout()
-        with np.load(self.ckpt_path) as z:
-            theta, ck, samples = np.array(z["theta"]), int(z["committed"]), float(z["samples"])
-        self.count["redone"] += self.committed - ck
-        self.committed, self.samples = ck, samples
-        return theta
-
-    def _windows(self, window_end: np.ndarray) -> None:
-        """Wait until every group got through its window; a failure inside restarts it."""
-        while True:
-            now_w = time.monotonic()
-            inside = [w for w in range(self.N) if self.alive[w] and self.wall(window_end[w]) > now_w]
-            if not inside:
-                break
-            watch = {self.pool.conns[w]: w for w in range(self.N) if self.alive[w]}
-            left = min(self.wall(window_end[w]) for w in inside) - now_w
-            for c in mp_wait(list(watch), max(0.0, left)):
-                w = watch[c]
-                try:
-                    c.recv()
-                except (EOFError, OSError):
-                    t = self.now()
-                    if t < window_end[w]:
-                        self.killer.disarm(w)
-                        self.pool.retire(w)
-                        self.nf[w] = self.clock.renew(w, t)
-                        window_end[w] = t + self.spec.restart_s
-                        self.log("window_reset", w, t=t)
-                        self._give_process(w)
-                    else:  # through its window, waiting for the others: noticed next step
-                        self.alive[w] = False
-                        self.killer.disarm(w)
-                        self.pool.retire(w)
-                        self.deferred.append(w)
-                        self.log("barrier_failure", w, t=t)
-                    continue
-                raise WorkerProtocolError(f"group {w}: unexpected message in a restart window")
-        self.sleep_until(float(window_end.max()))
-        self.t_sched = max(float(window_end.max()), self.t_sched)
-
     # ------------------------------------------------------------------ the run
     def run(self) -> np.ndarray:
         """Train until ``spec.steps`` steps' worth of samples are committed; returns θ."""
@@ -533,13 +526,15 @@ class Emulator:
         self.killer.start()
         pids = [self.pool.assign(w, self.held[w]) for w in range(self.N)]
         self.origin = time.monotonic()  # the clock starts once every group has its process
+        self.wall0 = wall0 = self.origin
         self.t_sched = 0.0
+        self._hold_at(0.0)
         for w in range(self.N):
             self.nf[w] = self.clock.renew(w, -1.0)
             self.alive[w] = True
             self._arm(w, pids[w])
         self.completed = False
-        while time.monotonic() - self.origin < self.max_wall_s:
+        while time.monotonic() - wall0 < self.max_wall_s:
             if self.rejoins:
                 self._rejoin_batch()
             contrib = self._step(theta)
@@ -553,7 +548,7 @@ class Emulator:
             self.sum_s += self.depth
             self.samples += (self.alive.sum() / self.N if self.method == "elastic-drop" else 1.0)
             done = self.samples >= self.spec.steps
-            self.log("commit", value=float(self.depth))
+            self.log("commit", value=float(self.depth), t=self.t_sched)
             if self.C is not None and (self.committed % self.C == 0 or done):
                 self._checkpoint(theta, done)
             if done:

@@ -14,6 +14,13 @@ The durations come from an :class:`EmulationSpec` (the runtime does not import
 ``ClusterConfig``). Results, like the simulator's, are in model seconds; the event log is a
 pandas table (:data:`EVENT_COLUMNS`).
 
+:class:`EmuSemantics` chooses three instants where the simulator and a real coordinator
+differ: when a failure in an attempt is noticed (the model's poll, or its EOF), when a failure
+inside a restart window restarts it (at the failure, or at its detection), and whether the
+coordinator's own overruns are model time (slips) or not (a paused clock).
+:data:`SEMANTICS` names the two ends: ``"model"`` (the simulator's semantics: the emulation
+then replays the model event for event) and ``"real"`` (what this coordinator does).
+
 Example
 -------
 >>> spec = EmulationSpec(steps=20, compute_per_stack_s=64.0, allreduce_s=6.0,
@@ -52,6 +59,69 @@ EMU_METHODS: tuple[str, ...] = ("spare", "rep", "ckpt", "spare+repair", "elastic
 #: label (their meaning per kind in :func:`emulate`).
 EVENT_COLUMNS: tuple[str, ...] = ("wall_s", "t_s", "kind", "step", "attempt", "group", "value",
                                   "info")
+
+
+#: Values of the three :class:`EmuSemantics` knobs.
+NOTICE_AT, WINDOW_FROM, OVERRUN = ("poll", "detect"), ("failure", "detect"), ("pause", "slip")
+
+
+@dataclass(frozen=True)
+class EmuSemantics:
+    """Where the emulation follows the simulator and where a real coordinator (issue 28).
+
+    Attributes
+    ----------
+    notice_at : {"poll", "detect"}
+        A failure noticed in an attempt is noticed (group clock renewed, rejoin time started)
+        at the model's poll that notices it (the first of its group's unit starts after it,
+        else the barrier: ``spare_lib.cluster`` today) or when the coordinator reads its EOF.
+        The barrier then waits for the dead group up to that instant.
+    window_from : {"failure", "detect"}
+        A failure inside a group's restart window restarts the window of T_r at the failure
+        (the simulator) or at its detection.
+    overrun : {"pause", "slip"}
+        When the coordinator's real work (late answers, detection, hand-over of a process,
+        disk) overruns a phase: ``"slip"``, the schedule slips (real time is model time), or
+        ``"pause"``, the model clock stops: the failure killer is held at the end of the phase
+        the coordinator is in, every failure due by then is seen before the phase ends, and
+        the clock resumes when the coordinator has caught up (the simulator: coordination
+        and detection take no time).
+    """
+
+    notice_at: str = "detect"
+    window_from: str = "detect"
+    overrun: str = "slip"
+
+    def __post_init__(self) -> None:
+        for name, allowed in (("notice_at", NOTICE_AT), ("window_from", WINDOW_FROM),
+                              ("overrun", OVERRUN)):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be one of {allowed}, got {getattr(self, name)!r}")
+
+    @property
+    def label(self) -> str:
+        """``"model"``, ``"real"`` or the three values joined by "/"."""
+        for name, sem in SEMANTICS.items():
+            if sem == self:
+                return name
+        return f"{self.notice_at}/{self.window_from}/{self.overrun}"
+
+
+#: The two ends: the simulator's semantics, and what a real coordinator does.
+SEMANTICS: dict[str, EmuSemantics] = {
+    "model": EmuSemantics("poll", "failure", "pause"),
+    "real": EmuSemantics("detect", "detect", "slip"),
+}
+
+
+def as_semantics(semantics: EmuSemantics | str) -> EmuSemantics:
+    """An :class:`EmuSemantics` from itself or a name of :data:`SEMANTICS`."""
+    if isinstance(semantics, EmuSemantics):
+        return semantics
+    if isinstance(semantics, str) and semantics in SEMANTICS:
+        return SEMANTICS[semantics]
+    raise ValueError(f"semantics must be an EmuSemantics or one of {tuple(SEMANTICS)}, got "
+                     f"{semantics!r}")
 
 
 @dataclass(frozen=True)
@@ -116,6 +186,8 @@ class EmulationRun:
     Attributes
     ----------
     method, N, r, ckpt_steps, steps, scale : the run's inputs.
+    semantics : str
+        The :class:`EmuSemantics` label.
     total_s, t0_s, ttt_over_t0, availability : float
         Model time to the end, T0, their ratio, and (total − restart − stall) / total.
     restart_s, stall_s, checkpoint_s : float
@@ -150,8 +222,10 @@ class EmulationRun:
     noise : dict of ndarray
         Wall-clock measurements (s): ``barrier_s`` (last answer processed − slowest deadline,
         per attempt), ``worker_late_s`` (a worker's send − its deadline), ``pipe_s`` (receive −
-        send), ``detect_s`` (EOF noticed − SIGKILL, for failures noticed while waiting),
-        ``kill_late_s`` (SIGKILL − due time), ``assign_s`` (giving a group a standby process).
+        send), ``detect_s`` (EOF read − SIGKILL, for failures seen while the coordinator
+        waits on the pipes: in an attempt and in restart windows), ``kill_late_s`` (SIGKILL −
+        due time), ``assign_s`` (giving a group a standby process), ``slip_s`` (overruns that
+        became model time) and ``pause_s`` (overruns the paused model clock left out).
     pids : list of int
         Every process started (orphan checks).
     wall_s : float
@@ -164,6 +238,7 @@ class EmulationRun:
     ckpt_steps: int | None
     steps: int
     scale: float
+    semantics: str
     total_s: float
     t0_s: float
     ttt_over_t0: float
@@ -205,22 +280,13 @@ def _events_frame(emu: Any) -> Any:
     """The event log with the killer's firings, detection latencies added to ``noise``."""
     import pandas as pd
     rows = list(emu.events)
-    kill_late, kills = [], {}
-    for wall, w, pid, due in emu.killer.fired:
-        t = wall - emu.origin
-        rows.append((t, t * emu.spec.scale, "kill", -1, -1, int(w), wall - due, str(pid)))
+    kill_late = []
+    for wall, w, pid, due in emu.killer.fired:  # model time: the failure's (trace) time
+        rows.append((wall - emu.wall0, emu.kill_time.get(pid, math.nan), "kill", -1, -1, int(w),
+                     wall - due, str(pid)))
         kill_late.append(wall - due)
-        kills.setdefault(int(w), []).append(wall)
     df = pd.DataFrame(rows, columns=list(EVENT_COLUMNS)).sort_values("wall_s", kind="stable")
-    detect = []
-    waited = df["kind"].isin(["notice", "window_reset"]) & (
-        df["info"].isin(["eof", ""]) | (df["kind"] == "window_reset"))
-    for _, e in df[waited].iterrows():
-        before = [k for k in kills.get(int(e.group), []) if k - emu.origin <= e.wall_s]
-        if before:
-            detect.append(e.wall_s - (before[-1] - emu.origin))
     noise = {k: np.asarray(v, dtype=float) for k, v in emu.noise.items()}
-    noise["detect_s"] = np.asarray(detect, dtype=float)
     noise["kill_late_s"] = np.asarray(kill_late, dtype=float)
     noise["assign_s"] = np.asarray(emu.pool.assign_s, dtype=float)
     return df.reset_index(drop=True), noise
@@ -233,7 +299,7 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
             startup_timeout_s: float = 120.0, max_wall_s: float | None = None,
             run_dir: str | os.PathLike[str] | None = None,
             controller_factory: Callable[[Layout], Any] | None = None,
-            nice: int | None = None) -> EmulationRun:
+            nice: int | None = None, semantics: EmuSemantics | str = "real") -> EmulationRun:
     """Emulate one training run on real processes with a scaled clock (see the module docstring).
 
     Parameters
@@ -280,6 +346,10 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
         worker for the run's duration (restored afterwards), e.g. −5 on a box shared with
         other jobs so that wake-ups are on time; negative values need the privilege to raise
         priority (ignored, with a RuntimeWarning, without it). None: unchanged.
+    semantics : EmuSemantics or {"model", "real"}
+        Where the run follows the simulator's instants and where a real coordinator's
+        (:class:`EmuSemantics`): ``"model"`` replays the simulator's semantics (use it to check
+        the protocol event by event), ``"real"`` (default) is what this coordinator does.
 
     Returns
     -------
@@ -324,6 +394,7 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
     if max_wall_s is None:
         max_wall_s = 20.0 * spec.t0_s() / spec.scale + 60.0
     max_wall_s = check_positive("max_wall_s", max_wall_s)
+    sem = as_semantics(semantics)
     task = MLPTask() if task is None else task
     if not isinstance(task, MLPTask):
         raise ValueError(f"task must be an MLPTask, got {task!r}")
@@ -347,7 +418,7 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
     folder.mkdir(parents=True, exist_ok=True)
     emu = Emulator(method, N, r, stacks, spec, clock, ckpt_steps, task, float(lr),
                    as_seed_sequence(seed), timeout_s, standby, startup_timeout_s,
-                   bool(exact_patch), folder, ctl, max_wall_s)
+                   bool(exact_patch), folder, ctl, max_wall_s, sem)
     old_nice = os.getpriority(os.PRIO_PROCESS, 0)
     if nice is not None:
         try:  # this thread only (Linux); threads and processes started later inherit it
@@ -380,7 +451,7 @@ def _result(emu: Any, theta: np.ndarray, wall_s: float) -> EmulationRun:
         overhead = emu.sum_s / c["commits"] if c["commits"] else math.nan
     return EmulationRun(
         method=emu.method, N=emu.N, r=emu.r, ckpt_steps=emu.C, steps=emu.spec.steps,
-        scale=emu.spec.scale, total_s=total, t0_s=emu.spec.t0_s(),
+        scale=emu.spec.scale, semantics=emu.sem.label, total_s=total, t0_s=emu.spec.t0_s(),
         ttt_over_t0=total / emu.spec.t0_s(), availability=(total - down) / total if total else 1.0,
         restart_s=emu.restart_time, stall_s=emu.stall_time, checkpoint_s=emu.ckpt_time,
         overhead=overhead, full_restarts=c["restarts"], failures_noticed=c["fails"],

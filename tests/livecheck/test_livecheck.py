@@ -92,7 +92,11 @@ def test_agreement_rule():
 
 
 def test_emulation_spec_refuses_what_it_cannot_model():
-    with pytest.raises(ValueError, match="microbatches must be 1"):
-        emulation_spec(CFG.with_(microbatches=4), 1000.0)
+    with pytest.raises(ValueError, match="domain_fault_share must be 0.0"):
+        emulation_spec(CFG.with_(domain_fault_share=0.2), 1000.0)
+    with pytest.raises(ValueError, match="mem_checkpoint_s must be 0.0"):
+        emulation_spec(CFG.with_(mem_checkpoint_s=5.0), 1000.0)
+    # elastic-rebalance's knobs (the registry's default b = 8) concern no emulated method
+    assert emulation_spec(CFG.with_(microbatches=4, fetch_s=3.0), 1000.0).steps == CFG.steps
     spec = emulation_spec(CFG, 500.0)
     assert spec.scale == 500.0 and spec.t0_s() == CFG.t0_s()

@@ -1,0 +1,139 @@
+"""Explaining where an emulated run leaves the simulator's path (issue 28, notebook 45).
+
+With ``semantics="model"`` the emulation replays the simulator's instants and, at σ = 0, its
+run on a trace exactly (every difference would be a protocol bug). With ``"real"`` three things
+differ, one knob of :class:`~spare_lib.runtime.emulation.EmuSemantics` each
+(:data:`SINGLE_KNOBS` switches one of them from the model's side): the instant a failure is
+noticed (EOF instead of the next poll: rejoins start earlier), the instant a failure restarts
+a restart window (its detection, a few ms of wall time later), and the coordinator's overruns
+(model time instead of a paused clock). Each is small in aggregate, but a run's path (which
+failures land in a restart window, which in training) can be sensitive to small shifts:
+
+* :func:`first_divergence` finds the first decision where two event logs part, with the time
+  lag accumulated before it and what caused the lag (slips, late window restarts);
+* :func:`perturbation_band` measures the simulator's own sensitivity to perturbations of the
+  size the real machinery showed in a run: the spread of simulated TTT/T0 when T_r and T_a
+  grow by up to twice the measured detection latency and overrun per attempt.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from spare_lib.cluster import ClusterConfig, simulate
+from spare_lib.runtime.emulation import EmulationRun, EmuSemantics
+
+#: The model's semantics with one knob switched to the real coordinator's.
+SINGLE_KNOBS: dict[str, EmuSemantics] = {
+    "notice_at": EmuSemantics("detect", "failure", "pause"),
+    "window_from": EmuSemantics("poll", "detect", "pause"),
+    "overrun": EmuSemantics("poll", "failure", "slip"),
+}
+
+#: Event kinds that are decisions of the protocol (compared by :func:`first_divergence`).
+DECISIONS: tuple[str, ...] = ("notice", "resolve", "commit", "checkpoint", "restart_begin",
+                              "window_reset", "barrier_failure", "rejoin")
+
+
+def _decisions(events: Any) -> Any:
+    ev = events[events["kind"].isin(DECISIONS)].reset_index(drop=True)
+    key = []
+    for kind, group, info, value in zip(ev["kind"], ev["group"], ev["info"], ev["value"],
+                                        strict=True):
+        if kind in ("resolve", "checkpoint"):
+            key.append((kind, int(group), info))
+        elif kind == "commit":
+            key.append((kind, -1, f"S={value:g}"))
+        else:  # notice channels (eof, attempt_start, ...) may differ for the same decision
+            key.append((kind, int(group), ""))
+    return ev.assign(key=key)
+
+
+def first_divergence(reference: Any, other: Any) -> dict[str, Any]:
+    """The first protocol decision where two event logs differ.
+
+    Parameters
+    ----------
+    reference, other : DataFrame
+        ``EmulationRun.events`` of two runs on the same trace (e.g. ``semantics="model"``,
+        which is the simulator's path, and ``"real"``).
+
+    Returns
+    -------
+    dict
+        ``index`` (decisions that agree before it; None if none differ), ``reference`` and
+        ``other`` (the events there, or None past an end), ``lag_s`` (other's model time −
+        reference's at the last agreeing decision), and what ``other`` accumulated before
+        the divergence: ``slip_s`` (overruns that became model time), ``window_delay_s``
+        (window restarts after the failure: detection) and ``window_resets``, ``boundary``
+        (failures flagged one attempt early) and ``decisions`` (the count compared).
+    """
+    a, b = _decisions(reference), _decisions(other)
+    n = min(len(a), len(b))
+    idx = next((i for i in range(n) if a["key"][i] != b["key"][i]), None)
+    if idx is None and len(a) != len(b):
+        idx = n
+    stop = len(b) if idx is None else idx
+    t_stop = float(b["t_s"][stop]) if stop < len(b) else math.inf
+    ob = other[other["t_s"] < t_stop]
+    prev = (idx if idx is not None else n) - 1
+    resets = ob[ob["kind"] == "window_reset"]
+    return {
+        "index": idx,
+        "reference": None if idx is None or idx >= len(a) else a.iloc[idx].drop("key").to_dict(),
+        "other": None if idx is None or idx >= len(b) else b.iloc[idx].drop("key").to_dict(),
+        "lag_s": float(b["t_s"][prev] - a["t_s"][prev]) if prev >= 0 else 0.0,
+        "slip_s": float(ob.loc[ob["kind"] == "slip", "value"].sum()),
+        "window_delay_s": float(resets["value"].sum()),
+        "window_resets": int(len(resets)),
+        "boundary": int((ob["kind"] == "boundary").sum()),
+        "decisions": n,
+    }
+
+
+def perturbation_band(method: str, N: int, r: int, C: int | None, config: ClusterConfig,
+                      trace: np.ndarray, run: EmulationRun, n_restart: int = 9,
+                      n_allreduce: int = 5) -> dict[str, float]:
+    """The simulator's TTT/T0 on the trace when T_r and T_a grow by what the run measured.
+
+    A real-semantics run restarts windows a detection latency d after the failure and lets
+    overruns of o per attempt (on average) into model time. Simulating the same trace with
+    ``restart_s + δ_r``, δ_r on a grid of [0, 2·d] (d the run's median detection latency in
+    model seconds), and ``allreduce_s + δ_a``, δ_a on [0, 2·o], gives the spread of outcomes
+    that perturbations of that size cause in the model itself.
+
+    Parameters
+    ----------
+    method, N, r, C, config, trace
+        The case as simulated (σ = 0 makes each point deterministic).
+    run : EmulationRun
+        The emulated run whose noise sets d and o.
+    n_restart, n_allreduce : int
+        Grid points of δ_r and δ_a.
+
+    Returns
+    -------
+    dict
+        ``mean``, ``sd``, ``lo``, ``hi`` of TTT/T0 over the grid, ``n``, ``detect_s`` (d) and
+        ``overrun_s`` (o), both model seconds.
+    """
+    det = np.asarray(run.noise["detect_s"], dtype=float)
+    d = float(np.median(det)) * run.scale if det.size else 0.0
+    o = float(np.sum(run.noise["slip_s"])) * run.scale / max(run.attempts, 1)
+    vals = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for dr in np.linspace(0.0, 2.0 * d, n_restart):
+            for da in np.linspace(0.0, 2.0 * o, n_allreduce):
+                cfg = config.with_(restart_s=config.restart_s + dr,
+                                   allreduce_s=config.allreduce_s + da)
+                vals.append(simulate(method, N, r, C, cfg, seed=0,
+                                     failure_trace=trace).ttt_over_t0)
+    v = np.asarray(vals)
+    return {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if v.size > 1 else 0.0,
+            "lo": float(v.min()), "hi": float(v.max()), "n": int(v.size), "detect_s": d,
+            "overrun_s": o}
