@@ -77,14 +77,16 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     },
     "45_live_emulation": {
         # Real processes on a clock scaled 1,000×: 64 s of compute → 64 ms of wall time. A
-        # case's wall time ≈ TTT / scale (≈ 0.3–1.3 min at 250 steps, N = 16) plus ≈ 1 s of
+        # case's wall time ≈ TTT / scale (≈ 0.3–1.1 min at 250 steps, N = 16) plus ≈ 1 s of
         # start-up. sim_trials: simulator runs per case (jitter seeds; with σ = 0 one run is the
-        # deterministic answer). Full: N = 16 and 32 at σ = 0 (event for event), N = 16 at the
-        # paper's σ = 0.05. nice: priority of the emulation's processes on a shared box.
+        # deterministic answer). Full: the simulator's semantics at N = 16 and 32 (σ = 0, event
+        # for event) and N = 16 at the paper's σ = 0.05; a real coordinator's at σ = 0, N = 16
+        # and 32; one knob at a time at N = attr_N (≈ 40 runs, ≈ 30 min on a free core). nice:
+        # priority of the emulation's processes on a shared box.
         "full": {"N_values": [16, 32], "steps": 250, "scale": 1000.0, "sigmas": [0.0, 0.05],
-                 "sigma_N": 16, "sim_trials": 20, "nice": -5},
+                 "sigma_N": 16, "sim_trials": 20, "attr_N": 16, "nice": -5},
         "smoke": {"N_values": [8], "steps": 12, "scale": 1000.0, "sigmas": [0.0],
-                  "sigma_N": 8, "sim_trials": 1, "nice": -5},
+                  "sigma_N": 8, "sim_trials": 1, "attr_N": 8, "nice": -5},
     },
     "50_restart_dominant_regime": {
         # N = 600 groups at every cluster size; 2000 steps are enough for the restart share

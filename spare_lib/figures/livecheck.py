@@ -24,7 +24,9 @@ NOISE_LABEL = {"barrier_s": "barrier overhead\n(last answer − deadline)",
                "pipe_s": "pipe\n(receive − send)",
                "detect_s": "detection\n(EOF − SIGKILL)",
                "kill_late_s": "SIGKILL\n(sent − due)",
-               "assign_s": "process hand-over\n(standby → group)"}
+               "assign_s": "process hand-over\n(standby → group)",
+               "slip_s": "overrun into model time\n(real semantics)",
+               "pause_s": "overrun left out\n(model semantics)"}
 
 
 def method_label(method: str) -> str:
@@ -32,36 +34,89 @@ def method_label(method: str) -> str:
     return METHOD_LABEL[(method, True)]
 
 
+#: Colours of the emulation's semantics and of the knob attribution.
+SEMANTICS_STYLE = {"model": {"color": "#E69F00", "hatch": "//"},
+                   "real": {"color": "#009E73", "hatch": ".."}}
+KNOB_STYLE = {"notice_at": "#56B4E9", "window_from": "#CC79A7", "overrun": "#D55E00",
+              "real": "#009E73"}
+
+
 def make_live_ttt_bars(data: dict[str, Any]) -> Figure:
-    """Per method: emulated against simulated TTT/T0 (top) and the relative difference with
-    the acceptance band (bottom).
+    """Per method: simulated TTT/T0 and the emulated one under each semantics (top); the
+    relative differences, the acceptance band (3 % or 3 combined s.e.) and, where given, the
+    simulator's own range under perturbations of the measured size (bottom).
 
     Parameters
     ----------
     data : dict
-        ``{"table": agreement(...) frame}`` (columns method, emulated, simulated, bound).
+        ``{"methods": [...], "simulated": array, "emulated": {semantics: array},
+        "bound": array (acceptance half-width, TTT/T0 units), "band": None or (lo, hi)
+        arrays (the simulator's perturbation range)}``.
     """
-    tab = data["table"]
-    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(COLUMN_IN, 4.0), sharex=True,
-                                   constrained_layout=True, height_ratios=[2, 1])
-    x = np.arange(len(tab))
-    w = 0.38
-    for k, side in enumerate(("simulated", "emulated")):
-        st = SIDE_STYLE[side]
-        ax1.bar(x + (k - 0.5) * w, tab[side], w, color=st["color"], hatch=st["hatch"],
-                edgecolor="black", linewidth=0.4, label=side)
+    methods = list(data["methods"])
+    sim = np.asarray(data["simulated"], dtype=float)
+    emu = {k: np.asarray(v, dtype=float) for k, v in data["emulated"].items()}
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(COLUMN_IN, 4.2), sharex=True,
+                                   constrained_layout=True, height_ratios=[2, 1.3])
+    x = np.arange(len(methods))
+    series = [("simulated", sim, SIDE_STYLE["simulated"])]
+    series += [(f"emulated ({k})", v, SEMANTICS_STYLE.get(k, SIDE_STYLE["emulated"]))
+               for k, v in emu.items()]
+    w = 0.8 / len(series)
+    for k, (label, vals, st) in enumerate(series):
+        ax1.bar(x + (k - (len(series) - 1) / 2) * w, vals, w, color=st["color"],
+                hatch=st["hatch"], edgecolor="black", linewidth=0.4, label=label)
     ax1.set_ylabel("TTT / T0")
-    ax1.legend(fontsize=7, loc="upper left")
-    rel = 100.0 * tab["rel_diff"].to_numpy()
-    band = 100.0 * (tab["bound"] / tab["simulated"]).to_numpy()
-    ax2.bar(x, rel, 0.5, color="#666666")
-    ax2.errorbar(x, np.zeros_like(rel), yerr=band, fmt="none", ecolor="#CC0000", capsize=4,
-                 linewidth=0.8, label="acceptance band")
+    ax1.legend(fontsize=6, loc="upper left")
+    band = data.get("band")
+    if band is not None:
+        lo, hi = (100.0 * (np.asarray(b, dtype=float) / sim - 1.0) for b in band)
+        ax2.bar(x, hi - lo, 0.7, bottom=lo, color="#BBBBBB", linewidth=0,
+                label="simulator, perturbed as measured")
+    bound = 100.0 * np.asarray(data["bound"], dtype=float) / sim
+    ax2.errorbar(x, np.zeros_like(bound), yerr=bound, fmt="none", ecolor="#CC0000",
+                 capsize=4, linewidth=0.8, label="acceptance band")
+    w2 = 0.6 / max(len(emu), 1)
+    for k, (name, vals) in enumerate(emu.items()):
+        st = SEMANTICS_STYLE.get(name, SIDE_STYLE["emulated"])
+        ax2.plot(x + (k - (len(emu) - 1) / 2) * w2, 100.0 * (vals / sim - 1.0), linestyle="none",
+                 marker="o", markersize=3.5, color=st["color"], markeredgecolor="black",
+                 markeredgewidth=0.4, label=name)
     ax2.axhline(0.0, color="black", linewidth=0.5)
     ax2.set_ylabel("emulated − simulated\n(% of simulated)")
-    ax2.legend(fontsize=6, loc="lower right")
-    ax2.set_xticks(x, [method_label(m) for m in tab["method"]], rotation=25, ha="right",
-                   fontsize=7)
+    ax2.legend(fontsize=5.5, loc="upper left", ncol=2)
+    ax2.set_xticks(x, [method_label(m) for m in methods], rotation=25, ha="right", fontsize=7)
+    return fig
+
+
+def make_live_attribution(data: dict[str, Any]) -> Figure:
+    """Per method: the change of emulated TTT/T0 when one semantic knob is switched from the
+    simulator's instant to the real coordinator's, and all three together (``real``), against
+    the simulator's range under perturbations of the measured size.
+
+    Parameters
+    ----------
+    data : dict
+        ``{"methods": [...], "effects": {knob: array of % changes of TTT/T0}, "band": None or
+        (lo, hi) arrays of % changes}``.
+    """
+    methods = list(data["methods"])
+    eff = {k: np.asarray(v, dtype=float) for k, v in data["effects"].items()}
+    fig, ax = plt.subplots(figsize=(COLUMN_IN, 2.8), constrained_layout=True)
+    x = np.arange(len(methods))
+    band = data.get("band")
+    if band is not None:
+        lo, hi = (np.asarray(b, dtype=float) for b in band)
+        ax.bar(x, hi - lo, 0.9, bottom=lo, color="#DDDDDD", linewidth=0,
+               label="simulator, perturbed as measured")
+    w = 0.8 / max(len(eff), 1)
+    for k, (name, vals) in enumerate(eff.items()):
+        ax.bar(x + (k - (len(eff) - 1) / 2) * w, vals, w, color=KNOB_STYLE.get(name, "#666666"),
+               edgecolor="black", linewidth=0.3, label=name)
+    ax.axhline(0.0, color="black", linewidth=0.5)
+    ax.set_ylabel("TTT/T0 change against\nthe model's semantics (%)")
+    ax.legend(fontsize=5.5, loc="upper left", ncol=3)
+    ax.set_xticks(x, [method_label(m) for m in methods], rotation=25, ha="right", fontsize=7)
     return fig
 
 
@@ -84,13 +139,15 @@ def _live_curve(ev: Any, N: int) -> tuple[np.ndarray, np.ndarray]:
 
 def make_live_timeline(data: dict[str, Any]) -> Figure:
     """One emulated run over model time: live groups with the SIGKILLs and the restarts (top);
-    the stack depth S of each commit (bottom).
+    the stack depth S of each commit (bottom); optionally a reference run underneath.
 
     Parameters
     ----------
     data : dict
         ``{"run": EmulationRun, "t_max_s": float or None}`` (the first ``t_max_s`` model
-        seconds; None: all).
+        seconds; None: all); optional ``"reference"`` (another run on the same trace, drawn
+        underneath, e.g. under the model's semantics), ``"label"``, ``"reference_label"``
+        and ``"mark_t_s"`` (a model time marked on both panels).
     """
     run = data["run"]
     ev = run.events
@@ -99,8 +156,19 @@ def make_live_timeline(data: dict[str, Any]) -> Figure:
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(COLUMN_IN, 3.6), sharex=True,
                                    constrained_layout=True, height_ratios=[2, 1])
     colour = METHOD_STYLE.get(method_label(run.method), {"color": "#0072B2"})["color"]
+    ref = data.get("reference")
+    if ref is not None:  # the simulator's path (the run under the model's semantics)
+        rev = ref.events[ref.events["t_s"] <= t_max]
+        tr, lr = _live_curve(rev, ref.N)
+        ax1.step(tr / 3600, lr, where="post", color="#555555", linewidth=1.6, alpha=0.45,
+                 label=data.get("reference_label", "reference"))
     t, live = _live_curve(ev, run.N)
-    ax1.step(t / 3600, live, where="post", color=colour, linewidth=0.9, label="live groups")
+    ax1.step(t / 3600, live, where="post", color=colour, linewidth=0.9,
+             label=data.get("label", "live groups"))
+    if data.get("mark_t_s") is not None:
+        for ax in (ax1, ax2):
+            ax.axvline(data["mark_t_s"] / 3600, color="black", linestyle=":", linewidth=0.8,
+                       label="first divergence" if ax is ax1 else None)
     kills = ev[ev["kind"] == "kill"]
     ax1.plot(kills["t_s"] / 3600, np.full(len(kills), run.N + 0.6), linestyle="none",
              marker="v", markersize=3, color="#CC0000", label="SIGKILL", clip_on=False)

@@ -64,10 +64,16 @@ REGISTRY: tuple[FigureSpec, ...] = (
     FigureSpec("live_ttt_emulated_vs_simulated", "beyond the paper (issue 28: live check)",
                "45_live_emulation",
                "TTT/T0 of five methods emulated with real processes on a 1,000× scaled clock "
-               "against the simulator on the same failure trace, N=16, with the acceptance band"),
+               "(the simulator's semantics and a real coordinator's) against the simulator on "
+               "the same failure trace, N=16, with the acceptance band"),
+    FigureSpec("live_semantics_attribution", "beyond the paper (issue 28: live check)",
+               "45_live_emulation",
+               "Change of emulated TTT/T0 when the notice instant, the window-restart instant "
+               "or the overruns follow a real coordinator instead of the simulator, N=16, "
+               "against the simulator's range under perturbations of the measured size"),
     FigureSpec("live_timeline", "beyond the paper (issue 28: live check)", "45_live_emulation",
-               "One emulated SPARe+CKPT run over model time: live groups, SIGKILLs, global "
-               "restarts and the stack depth of each commit"),
+               "The emulated CKPT-only run over model time, real coordinator on the simulator's "
+               "path: live groups, SIGKILLs, global restarts, the first divergence"),
     FigureSpec("live_noise_floor", "beyond the paper (issue 28: live check)", "45_live_emulation",
                "The emulation's own noise: barrier overhead, worker wake-up, pipe, detection, "
                "SIGKILL and process hand-over latencies (wall ms) against one scaled compute unit"),

@@ -23,9 +23,10 @@ from spare_lib.livecheck.explain import (
     DECISIONS,
     SINGLE_KNOBS,
     first_divergence,
+    notice_lag,
     perturbation_band,
 )
 
 __all__ = ["DECISIONS", "METRICS", "SINGLE_KNOBS", "agreement", "emulation_spec",
-           "first_divergence", "noise_floor", "perturbation_band", "restart_table",
+           "first_divergence", "noise_floor", "notice_lag", "perturbation_band", "restart_table",
            "run_side_by_side", "shared_trace"]

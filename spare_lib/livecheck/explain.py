@@ -137,3 +137,28 @@ def perturbation_band(method: str, N: int, r: int, C: int | None, config: Cluste
     return {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if v.size > 1 else 0.0,
             "lo": float(v.min()), "hi": float(v.max()), "n": int(v.size), "detect_s": d,
             "overrun_s": o}
+
+
+def notice_lag(run: EmulationRun) -> np.ndarray:
+    """Model seconds from each failure noticed in training to its notice, in one run.
+
+    Under ``notice_at="poll"`` this is the simulator's lag (the next unit start or the barrier:
+    up to a compute unit); under ``"detect"``, the EOF's (the detection latency). Notices at
+    a restart's start, deferred ones (failed after their window or after the barrier) and
+    lost checkpoints are left out.
+    """
+    ev = run.events
+    kills = ev[ev["kind"] == "kill"]
+    times = {int(g): np.sort(kills.loc[kills["group"] == g, "t_s"].to_numpy(dtype=float))
+             for g in set(kills["group"])}
+    notes = ev[(ev["kind"] == "notice") & ev["info"].isin(["eof", "attempt_start", "barrier",
+                                                           "send", "timeout"])]
+    out = []
+    for g, t in zip(notes["group"], notes["t_s"], strict=True):
+        ts = times.get(int(g))
+        if ts is None:
+            continue
+        i = int(np.searchsorted(ts, float(t) + 1e-9, side="right")) - 1
+        if i >= 0:
+            out.append(float(t) - float(ts[i]))
+    return np.asarray(out, dtype=float)

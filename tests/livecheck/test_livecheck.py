@@ -16,7 +16,16 @@ import pytest
 from event_oracle import oracle_events
 
 from spare_lib.cluster import ClusterConfig, simulate
-from spare_lib.livecheck import agreement, emulation_spec, noise_floor, run_side_by_side, shared_trace
+from spare_lib.livecheck import (
+    agreement,
+    emulation_spec,
+    first_divergence,
+    noise_floor,
+    perturbation_band,
+    run_side_by_side,
+    shared_trace,
+)
+from spare_lib.runtime.emulation import emulate
 
 N = 6
 CFG = ClusterConfig(steps=12, compute_per_stack_s=64.0, allreduce_s=6.0, restart_s=200.0,
@@ -68,6 +77,68 @@ def test_emulated_events_are_the_models(side):
     assert run.boundary_notices == 0
 
 
+# a trace (seed 16) on which SPARe, CKPT-only and SPARe+repair restart with failures inside
+# restart windows (window resets) and after them (noticed at the next step), and repair rejoins
+MODEL_TRACE = shared_trace(N, CFG, 20 * CFG.t0_s(), seed=16)
+
+
+def _model_rows(ev: list[tuple]) -> list[tuple]:
+    """Decisions of the oracle's log as (kind, group, info, t_s)."""
+    out = []
+    for t, kind, _step, group, info in ev:
+        if kind in ("attempt", "barrier"):
+            continue
+        if kind == "commit":
+            info = ""
+        elif kind in ("notice", "window_reset", "rejoin", "restart_begin", "restart_end"):
+            info = ""
+        out.append((kind, int(group), info, float(t)))
+    return out
+
+
+def _emu_rows(events: pd.DataFrame) -> list[tuple]:
+    """The same decisions of an emulated log: notices of failures found dead at a restart's
+    start are not failures of training (the oracle does not log them), and a group that failed
+    after its window (``barrier_failure``) is the oracle's notice at the next step's start."""
+    keep = {"notice", "resolve", "commit", "checkpoint", "restart_begin", "restart_end",
+            "window_reset", "rejoin"}
+    out = []
+    for kind, group, info, t in zip(events["kind"], events["group"], events["info"],
+                                    events["t_s"], strict=True):
+        if kind not in keep or (kind == "notice" and info == "restart_start"):
+            continue
+        if kind in ("notice", "commit", "window_reset", "rejoin", "restart_begin",
+                    "restart_end"):
+            info = ""
+        out.append((kind, int(group), info, float(t)))
+    return out
+
+
+@pytest.mark.parametrize("method, r, C", [("spare", 3, 4), ("ckpt", 1, 2),
+                                          ("spare+repair", 3, 4)])
+def test_model_semantics_replay_the_simulator_event_for_event(method, r, C):
+    """semantics='model' (notices at the model's polls, windows restarted at the failure, the
+    clock paused while the coordinator catches up): at σ = 0 every decision of the oracle's log
+    happens, in the same order, at the same model time (1e-6 s: float sums), and TTT, restarts
+    and failures per restart equal the simulator's."""
+    agg, ev = oracle_events(method, N, r, C, CFG, MODEL_TRACE)
+    kinds = {e[1] for e in ev}
+    assert {"restart_begin", "window_reset"} <= kinds  # the trace exercises the restart paths
+    spec = emulation_spec(CFG, 2000.0)
+    run = emulate(method, N, r, C, spec, trace=MODEL_TRACE, seed=0, semantics="model")
+    # the oracle logs a restart's window resets group by group, the emulation as they happen:
+    # both in time order (ties by kind and group; times rounded to the 1e-6 s compared)
+    order = lambda rows: sorted(rows, key=lambda x: (round(x[3], 6), x[0], x[1]))  # noqa: E731
+    model, emu = order(_model_rows(ev)), order(_emu_rows(run.events))
+    assert [x[:3] for x in emu] == [x[:3] for x in model]
+    assert np.allclose([x[3] for x in emu], [x[3] for x in model], rtol=0, atol=1e-6)
+    assert run.total_s == pytest.approx(agg["total_s"], rel=1e-12)
+    assert run.failures_between_restarts == agg["failures_between_restarts"]
+    assert run.failures_noticed == agg["failures_noticed"]
+    assert run.boundary_notices == 0 and run.noise["slip_s"].size == 0
+    assert mp.active_children() == []
+
+
 def test_side_by_side_table_and_agreement(side):
     table, runs, sims = side
     assert table.loc[0, "full_restarts_emu"] == table.loc[0, "full_restarts_sim"] == 1
@@ -81,6 +152,34 @@ def test_side_by_side_table_and_agreement(side):
     nf = noise_floor(runs)
     assert nf.loc[0, "detect_s_n"] >= 1 and nf.loc[0, "barrier_s_n"] >= CFG.steps
     assert mp.active_children() == []
+
+
+def test_first_divergence_finds_the_first_differing_decision():
+    cols = ["wall_s", "t_s", "kind", "step", "attempt", "group", "value", "info"]
+    a = pd.DataFrame([(0, 10.0, "notice", 0, 0, 2, np.nan, "eof"),
+                      (0, 20.0, "resolve", 0, 0, -1, 1.0, "wipeout"),
+                      (0, 30.0, "restart_begin", 0, 0, -1, np.nan, ""),
+                      (0, 50.0, "notice", 0, 0, 4, np.nan, "unit")], columns=cols)
+    b = pd.DataFrame([(0, 10.0, "notice", 0, 0, 2, np.nan, "attempt_start"),
+                      (0, 22.0, "slip", 0, 0, -1, 2.0, ""),
+                      (0, 22.5, "resolve", 0, 0, -1, 1.0, "wipeout"),
+                      (0, 32.5, "restart_begin", 0, 0, -1, np.nan, ""),
+                      (0, 40.0, "window_reset", 0, 0, 4, 3.0, ""),
+                      (0, 60.0, "notice", 0, 0, 5, np.nan, "eof")], columns=cols)
+    d = first_divergence(a, b)
+    # the notice channel does not matter; the window reset is the first different decision
+    assert d["index"] == 3 and d["other"]["kind"] == "window_reset"
+    assert d["reference"]["group"] == 4 and d["lag_s"] == pytest.approx(2.5)
+    assert d["slip_s"] == 2.0 and d["window_delay_s"] == 0.0 and d["window_resets"] == 0
+    assert first_divergence(a, a)["index"] is None
+
+
+def test_perturbation_band_is_the_simulator_around_the_case(side):
+    _table, runs, sims = side
+    band = perturbation_band("spare", N, 3, 4, CFG, TRACE, runs["spare"], n_restart=3,
+                             n_allreduce=2)
+    assert band["n"] == 6 and band["lo"] <= sims["spare"][0].ttt_over_t0 <= band["hi"]
+    assert band["detect_s"] > 0 and band["lo"] <= band["mean"] <= band["hi"]
 
 
 def test_agreement_rule():

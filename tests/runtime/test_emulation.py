@@ -10,14 +10,16 @@ from __future__ import annotations
 import _thread
 import math
 import multiprocessing as mp
+import subprocess
 import threading
+import time
 
 import numpy as np
 import pytest
 
 from spare_lib.rectlr import Controller
-from spare_lib.runtime.clock import TraceClock, WeibullClock, weibull_trace
-from spare_lib.runtime.emulation import EmulationSpec, emulate
+from spare_lib.runtime.clock import Killer, TraceClock, WeibullClock, weibull_trace
+from spare_lib.runtime.emulation import EmulationSpec, EmuSemantics, emulate
 from spare_lib.runtime.injector import WeibullInjector
 from spare_lib.stacking import ruler_layout
 
@@ -119,6 +121,41 @@ def test_failed_assertion_inside_the_run_leaves_no_process():
         emulate("spare", N, 3, 4, SPEC, trace=TRACE, seed=4, controller_factory=Boom)
     assert started  # processes were running when it failed
     _no_orphans(started)
+
+
+def test_killer_holds_kills_past_the_cap_and_shifts_them():
+    """overrun='pause' relies on these: a kill due after the cap waits for it; shift moves the
+    due time (and the cap) later."""
+    proc = subprocess.Popen(["sleep", "30"])
+    killer = Killer()
+    killer.start()
+    try:
+        now = time.monotonic()
+        killer.hold(now)
+        killer.arm(0, proc.pid, now + 0.05)
+        time.sleep(0.15)
+        assert killer.fired == [] and proc.poll() is None  # due, but held
+        killer.shift(0.1)  # due at now + 0.15, cap at now + 0.1: still held
+        time.sleep(0.05)
+        assert killer.fired == []
+        killer.hold(math.inf)
+        proc.wait(5.0)
+        assert len(killer.fired) == 1 and killer.fired[0][3] == pytest.approx(now + 0.15)
+    finally:
+        killer.stop()
+        proc.kill()
+        proc.wait()
+
+
+def test_semantics_validate():
+    with pytest.raises(ValueError, match="notice_at must be one of"):
+        EmuSemantics(notice_at="later")
+    assert EmuSemantics("poll", "failure", "pause").label == "model"
+    assert EmuSemantics().label == "real"
+    assert EmuSemantics("detect", "failure", "pause").label == "detect/failure/pause"
+    with pytest.raises(ValueError, match="semantics must be"):
+        emulate("spare", N, 3, 4, SPEC, trace=TRACE, semantics="fast")
+    assert mp.active_children() == []
 
 
 # ------------------------------------------------------------------ trace handling, clocks
