@@ -54,6 +54,9 @@ def files(tmp_path_factory):
         p.write_text(text)
         paths[name] = str(p)
     paths["missing"] = str(d / "no_such_file.csv")
+    paths["out.csv"] = str(d / "out.csv")
+    paths["cache"] = str(d / "cache")
+    paths["missing_dir"] = str(d / "no_such_dir")
     return paths
 
 
@@ -96,14 +99,15 @@ def _valid(dest: str) -> list[str]:
 @st.composite
 def command_lines(draw, paths: dict[str, str]) -> list[str]:
     command = draw(st.sampled_from(COMMANDS))
-    file_values = list(paths.values())
+    file_values = [v for k, v in paths.items() if k not in ("out.csv", "cache", "missing_dir")]
     if command == "trace":
         what = draw(st.sampled_from(["summary", "fit"]))
         argv = ["trace", what,
                 draw(st.sampled_from(file_values + ["stepfun-infinitehbd", "nonsense"]))]
         pool = _flags("trace", what)
     elif command == "sweep":
-        argv = ["sweep", draw(st.sampled_from(file_values)), "--backend", "serial", "--quiet"]
+        argv = ["sweep", draw(st.sampled_from(file_values)), "--backend", "serial", "--quiet",
+                "--cache-dir", paths["cache"]]
         pool = [f for f in _flags("sweep") if f[0] not in ("--backend", "--scheduler", "--workers")]
     else:
         argv = [command, *BASE]
@@ -112,8 +116,11 @@ def command_lines(draw, paths: dict[str, str]) -> list[str]:
     for flag, takes, dest in draw(st.lists(st.sampled_from(pool), max_size=4, unique=True)):
         argv.append(flag)
         if takes:
-            if flag in ("--failures", "--out", "--cache-dir"):
+            if flag == "--failures":
                 argv.append(draw(st.sampled_from(file_values + ["stepfun-infinitehbd"])))
+            elif flag in ("--out", "--cache-dir", "--plot"):  # only under the test's folder
+                argv.append(draw(st.sampled_from([paths["out.csv"], paths["cache"],
+                                                  paths["missing_dir"] + "/x.csv"])))
             else:
                 valid = _valid(dest)
                 pool_v = st.sampled_from(VALUES)

@@ -36,6 +36,7 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
     t = down = 0.0
     committed, last, samples, last_samples = 0, 0, 0.0, 0.0
     restarts = masked = rejoined = redone = 0
+    loads: list[tuple[int, int]] = []  # (micro-batches per survivor, dead groups) per commit
     pending = False
     unit = cfg.compute_per_stack_s
 
@@ -146,6 +147,7 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
             committed, samples = last, last_samples
             continue
         committed += 1
+        loads.append((load, N - sum(alive)))
         samples += sum(alive) / N if method == "elastic-drop" else 1.0
         if C is not None and (committed % C == 0 or samples >= cfg.steps):
             while True:
@@ -160,4 +162,4 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
                     last, last_samples = committed, samples
                     break
     return {"total_s": t, "down_s": down, "full_restarts": restarts, "masked_failures": masked,
-            "rejoins": rejoined, "steps_redone": redone}
+            "rejoins": rejoined, "steps_redone": redone, "loads": loads}

@@ -55,6 +55,7 @@ from spare_lib.cluster.planning.layouts import (
     _spare_mu_overhead_layout,
 )
 from spare_lib.cluster.planning.spec import ClusterSpec
+from spare_lib.registry.methods import METHODS as METHOD_SPECS
 from spare_lib.stacking.layout import max_ruler_r
 
 METHODS = ("spare", "rep", "ckpt")
@@ -81,7 +82,7 @@ MODELS: dict[str, tuple[str, str, str]] = {
                 "theory.predict, the semi-analytic time-to-train model (barrier over N jittered "
                 "groups, restart windows, renewed Weibull clocks, rework, failure events with "
                 "patch compute; docs/predictive_model.md); C per r is the model's argmin "
-                "(theory.predict_grid.optimise_checkpoint)"),
+                "(theory.predict.optimise_checkpoint)"),
 }
 #: SPARe layouts the predictive model covers (the others fall back to the finite closed forms).
 PREDICT_LAYOUTS = ("ruler", "consecutive")
@@ -220,6 +221,10 @@ class Plan:
                 return p
         if method == "rep" and isinstance(r, int) and 2 <= r <= self.cluster.N:
             return closed_form_point(self.cluster, "rep", r, self.model, steps=self.steps)
+        if self.model == "predict" and method not in METHODS and method in METHOD_SPECS \
+                and METHOD_SPECS[method].predict:  # the model's other methods, on demand
+            return closed_form_point(self.cluster, method, r, "predict", self.layout,
+                                     self.steps)
         raise ValueError(f"(method, r) must be a candidate of this plan, got ({method!r}, {r}); "
                          f"r must be in [2, {self.r_max}] for spare, [2, {self.cluster.N}] for rep, "
                          "1 for ckpt")
@@ -232,7 +237,7 @@ class Plan:
         if self.model != "predict" or int(C) == p.checkpoint_steps \
                 or not math.isfinite(p.ttt_over_t0):
             return p.ttt_over_t0, p.availability
-        q = _predict_at(self.cluster, method, int(r), self.layout if method == "spare"
+        q = _predict_at(self.cluster, method, int(r), self.layout if METHOD_SPECS[method].layout
                         else "ruler", self.steps, int(C))
         return q.ttt_over_t0, q.availability
 
@@ -344,20 +349,23 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
     if not isinstance(spec, ClusterSpec):
         raise ValueError(f"spec must be a ClusterSpec (see cluster_spec), "
                          f"got {type(spec).__name__}")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     N = spec.N
-    if model == "predict":
+    if model == "predict" and method in METHOD_SPECS and METHOD_SPECS[method].predict:
+        m = METHOD_SPECS[method]
         if spec.correlated:
             raise ValueError("model='predict' models independent failures only: "
                              "domain_fault_share must be 0 or domain_size 1 (use model='finite')")
-        if method == "spare" and layout not in PREDICT_LAYOUTS:
+        if m.layout and layout not in PREDICT_LAYOUTS:
             raise ValueError(f"layout must be one of {PREDICT_LAYOUTS} with model='predict', "
                              f"got {layout!r}")
-        hi = max_ruler_r(N) if method == "spare" else (N if method == "rep" else 1)
+        hi = max_ruler_r(N) if m.layout else (N if m.redundancy else 1)
         r = check_int("r", r, lo=1, hi=hi)
-        return _predict_point(spec, method, r, layout if method == "spare" else "ruler",
+        return _predict_point(spec, method, r, layout if m.layout else "ruler",
                               check_int("steps", steps, lo=1))
+    if method not in METHODS:
+        allowed = tuple(n for n, m in METHOD_SPECS.items() if m.predict) \
+            if model == "predict" else METHODS
+        raise ValueError(f"method must be one of {allowed}, got {method!r}")
     if method == "spare":
         r = check_int("r", r, lo=1, hi=max_ruler_r(N))
         if layout == "ruler" and not spec.correlated:
@@ -389,18 +397,19 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
 @lru_cache(maxsize=4096)
 def _predict_point(spec: ClusterSpec, method: str, r: int, layout: str,
                    steps: int) -> ClosedFormPoint:
-    from spare_lib.theory.predict import NoTrainingCycle
-    from spare_lib.theory.predict_grid import optimise_checkpoint
+    from spare_lib.theory.predict import NoTrainingCycle, optimise_checkpoint
 
     try:
         C, p = optimise_checkpoint(method, spec.N, r, spec.cluster_config(steps=steps),
                                    layout=layout)
     except NoTrainingCycle:  # never trains: every cycle is wiped out at its first poll
-        return ClosedFormPoint(method=method, label=LABELS[method], r=r, mu=1.0,
-                               restart_interval_s=0.0, overhead=float(r) if method != "spare"
-                               else 1.0, step_time_s=spec.step_s, checkpoint_period_s=spec.step_s,
-                               checkpoint_steps=1, availability=0.0, ttt_over_t0=math.inf)
-    return ClosedFormPoint(method=method, label=LABELS[method], r=r, mu=p.failures_per_cycle,
+        return ClosedFormPoint(method=method, label=METHOD_SPECS[method].label, r=r, mu=1.0,
+                               restart_interval_s=0.0, overhead=1.0 if METHOD_SPECS[method].layout
+                               else float(r), step_time_s=spec.step_s,
+                               checkpoint_period_s=spec.step_s, checkpoint_steps=1,
+                               availability=0.0, ttt_over_t0=math.inf)
+    return ClosedFormPoint(method=method, label=METHOD_SPECS[method].label, r=r,
+                           mu=p.failures_per_cycle,
                            restart_interval_s=p.uptime_s, overhead=p.overhead,
                            step_time_s=p.step_s, checkpoint_period_s=C * p.step_s,
                            checkpoint_steps=int(C), availability=p.availability,

@@ -100,11 +100,13 @@ class ClusterSpec:
     run: tuple[tuple[str, Any], ...] = ()
 
     def __post_init__(self) -> None:
-        run = dict(self.run)
-        for k, v in run.items():
+        run = {}
+        for k, v in dict(self.run).items():
             if k not in RUN_KNOBS:
                 raise ValueError(f"run must set knobs among {RUN_KNOBS}, got {k!r}")
-            run[k] = KNOBS[k].check(v)
+            v = KNOBS[k].check(v)
+            if v != KNOBS[k].default:  # a default is no change: the same cluster, the same seeds
+                run[k] = v
         object.__setattr__(self, "run", tuple(sorted(run.items())))
         gpus = check_int("gpus", self.gpus, lo=2)
         m = _check_group_size(gpus, self.gpus_per_group)
