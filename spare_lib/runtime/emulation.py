@@ -276,6 +276,59 @@ class EmulationRun:
         return {k: v for k, v in self.__dict__.items() if k not in skip}
 
 
+class StatelessRectlr:
+    """RECTLR as the simulator runs it: :func:`spare_lib.rectlr.rectlr` on the current stacks.
+
+    The simulator's kernel (``rectlr_kernel_inc``) is bit-identical to the stateless
+    ``rectlr_kernel``: each failure event is resolved from the current stacks, survivors and
+    depth S alone. :class:`spare_lib.rectlr.Controller` keeps its assignment across events and
+    can pick a different, equally small reorder (e.g. N = 8, r = 3, failures 6, 7, 3 one event
+    each: the third is 'fixed' for the Controller, 'reordered' for ``rectlr``), which changes the
+    run's path; so the emulation resolves with this one by default. Same interface as
+    ``Controller`` (``restart``, ``fail``, ``stacks``, ``assignment``, ``depth``).
+
+    Parameters
+    ----------
+    layout : Layout
+        The base layout (restored by :meth:`restart`).
+    """
+
+    def __init__(self, layout: Layout) -> None:
+        if not isinstance(layout, Layout):
+            raise ValueError(f"layout must be a Layout, got {type(layout).__name__}")
+        self.layout = layout
+        self.restart()
+
+    def restart(self) -> None:
+        """Global restart: all groups alive, base layout, S = 1."""
+        from spare_lib.rectlr import rectlr
+
+        self.stacks = np.array(self.layout.stacks, dtype=np.int64)
+        self.alive = np.ones(self.layout.N, dtype=bool)
+        self.depth = 1
+        self.assignment = np.array(rectlr(self.stacks, self.alive, 1).assignment)
+
+    def fail(self, groups: Any) -> Any:
+        """Resolve one failure event (the groups flagged together); return RECTLR's Plan."""
+        from spare_lib.rectlr import Plan, rectlr
+
+        gs = np.atleast_1d(np.asarray(groups, dtype=np.int64))
+        if gs.size == 0 or not self.alive[gs].all():
+            raise ValueError(f"groups must be live groups, got {gs.tolist()}")
+        self.alive[gs] = False
+        if not self.alive.any():
+            self.depth = 0
+            none = np.zeros(self.layout.N, np.int64)
+            return Plan("wipeout", 0, self.stacks, none - 1, 0, none, none, {})
+        plan = rectlr(self.stacks, self.alive, self.depth)
+        if plan.outcome == "wipeout":
+            self.depth = 0
+            return plan
+        self.stacks, self.depth = np.array(plan.stacks), int(plan.depth)
+        self.assignment = np.array(plan.assignment)
+        return plan
+
+
 def _events_frame(emu: Any) -> Any:
     """The event log with the killer's firings, detection latencies added to ``noise``."""
     import pandas as pd
@@ -340,7 +393,8 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
     run_dir : path or None
         Where the checkpoint file lives (None: a temporary folder, removed afterwards).
     controller_factory : callable or None
-        ``Layout -> controller`` (default ``spare_lib.rectlr.Controller``).
+        ``Layout -> controller`` (default :class:`StatelessRectlr`, the simulator's
+        RECTLR; ``spare_lib.rectlr.Controller`` is the incremental one).
     nice : int or None
         Niceness of the coordinator thread, the killer thread, the forkserver and so every
         worker for the run's duration (restored afterwards), e.g. −5 on a box shared with
@@ -405,8 +459,7 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
         if not isinstance(layout, Layout) or layout.N != N or layout.r != r:
             raise ValueError(f"layout must be a Layout with N={N}, r={r}, got {layout!r}")
         if controller_factory is None:
-            from spare_lib.rectlr import Controller
-            controller_factory = Controller
+            controller_factory = StatelessRectlr
         ctl = controller_factory(layout)
         stacks = np.array(layout.stacks)
         warm = controller_factory(layout)  # compile RECTLR's kernels before the clock starts
