@@ -139,6 +139,22 @@ def test_model_semantics_replay_the_simulator_event_for_event(method, r, C):
     assert mp.active_children() == []
 
 
+def test_model_semantics_replay_spare_through_failures_in_retries():
+    """N = 8, r = 3 (notebook 45's smoke trace): failures in three consecutive attempts of one
+    step, each resolved by a reorder and a retry, then a wipe-out. The emulation resolves as
+    the simulator (RECTLR on the current stacks), so its run is the simulator's exactly."""
+    cfg = CFG.with_(restart_s=300.0, rejoin_s=600.0)
+    tr = shared_trace(8, cfg, 40 * cfg.t0_s(), seed=2034)
+    agg, ev = oracle_events("spare", 8, 3, 10, cfg, tr)
+    outcomes = [e[4] for e in ev if e[1] == "resolve"]
+    assert ["reordered"] * 3 + ["wipeout"] in [outcomes[i:i + 4] for i in range(len(outcomes))]
+    run = emulate("spare", 8, 3, 10, emulation_spec(cfg, 2000.0), trace=tr, seed=0,
+                  semantics="model")
+    assert run.total_s == pytest.approx(agg["total_s"], rel=1e-12)
+    assert run.failures_between_restarts == agg["failures_between_restarts"]
+    assert mp.active_children() == []
+
+
 def test_side_by_side_table_and_agreement(side):
     table, runs, sims = side
     assert table.loc[0, "full_restarts_emu"] == table.loc[0, "full_restarts_sim"] == 1

@@ -19,7 +19,8 @@ import pytest
 
 from spare_lib.rectlr import Controller
 from spare_lib.runtime.clock import Killer, TraceClock, WeibullClock, weibull_trace
-from spare_lib.runtime.emulation import EmulationSpec, EmuSemantics, emulate
+from spare_lib.rectlr.kernels import rectlr_kernel
+from spare_lib.runtime.emulation import EmulationSpec, EmuSemantics, StatelessRectlr, emulate
 from spare_lib.runtime.injector import WeibullInjector
 from spare_lib.stacking import ruler_layout
 
@@ -156,6 +157,44 @@ def test_semantics_validate():
     with pytest.raises(ValueError, match="semantics must be"):
         emulate("spare", N, 3, 4, SPEC, trace=TRACE, semantics="fast")
     assert mp.active_children() == []
+
+
+def test_stateless_rectlr_resolves_as_the_simulators_kernel():
+    """The emulation's default controller is the simulator's RECTLR: on random failure
+    sequences (one to three groups per event) every outcome, depth and stack equals
+    ``rectlr_kernel`` run on the current stacks (the simulator's kernel, bit-identical to its
+    incremental form)."""
+    rng = np.random.default_rng(7)
+    names = ("fixed", "reordered", "wipeout")
+    for N, r in ((8, 3), (12, 3), (16, 4)):
+        lay = ruler_layout(N, r)
+        for _ in range(20):
+            ctl = StatelessRectlr(lay)
+            st = np.array(lay.stacks, dtype=np.int64)
+            alive, S = np.ones(N, bool), 1
+            for g in rng.permutation(N):
+                if not alive[g]:
+                    continue
+                ev = [int(g)] + [int(x) for x in rng.choice(np.flatnonzero(alive), 2)
+                                 if alive[x] and x != g and rng.random() < 0.3]
+                ev = sorted(set(ev))
+                plan = ctl.fail(ev)
+                alive[ev] = False
+                patch = np.zeros(N, np.int64)
+                code, s_star, _ = rectlr_kernel(st, alive, S, patch, False)
+                assert plan.outcome == names[code]
+                if code == 2:
+                    break
+                S = int(s_star)
+                assert plan.depth == S and np.array_equal(np.asarray(ctl.stacks), st)
+    # where the incremental Controller leaves the simulator's path (its kept assignment picks
+    # another least-move reorder): N = 8, r = 3, groups 6, 7, 3 failing one event each
+    lay = ruler_layout(8, 3)
+    ctl, inc = StatelessRectlr(lay), Controller(lay)
+    assert [ctl.fail([g]).outcome for g in (6, 7, 3)] == ["reordered"] * 3
+    assert [inc.fail([g]).outcome for g in (6, 7, 3)] == ["reordered", "reordered", "fixed"]
+    with pytest.raises(ValueError, match="live groups"):
+        ctl.fail([3])
 
 
 # ------------------------------------------------------------------ trace handling, clocks
