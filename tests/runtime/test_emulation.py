@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from spare_lib.rectlr import Controller
-from spare_lib.runtime.clock import Killer, TraceClock, WeibullClock, weibull_trace
 from spare_lib.rectlr.kernels import rectlr_kernel
+from spare_lib.runtime.clock import Killer, TraceClock, WeibullClock, weibull_trace
 from spare_lib.runtime.emulation import EmulationSpec, EmuSemantics, StatelessRectlr, emulate
 from spare_lib.runtime.injector import WeibullInjector
 from spare_lib.stacking import ruler_layout
