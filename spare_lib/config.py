@@ -81,11 +81,13 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         # start-up. sim_trials: simulator runs per case (jitter seeds; with σ = 0 one run is the
         # deterministic answer). Full: the simulator's semantics at N = 16 and 32 (σ = 0, event
         # for event) and N = 16 at the paper's σ = 0.05; a real coordinator's at σ = 0, N = 16
-        # and 32; one knob at a time at N = attr_N for attr_methods (None: all; ≈ 40 runs, ≈ 30 min
-        # on a free core). nice:
+        # and 32; one knob at a time at N = attr_N for attr_methods (None: all; CKPT-only, the case
+        # to explain, and the two methods with rejoins, where the notice instant matters; ≈ 34
+        # runs, ≈ 30 min on a shared box). nice:
         # priority of the emulation's processes on a shared box.
         "full": {"N_values": [16, 32], "steps": 250, "scale": 1000.0, "sigmas": [0.0, 0.05],
-                 "sigma_N": 16, "sim_trials": 20, "attr_N": 16, "attr_methods": None,
+                 "sigma_N": 16, "sim_trials": 20, "attr_N": 16,
+                 "attr_methods": ["ckpt", "spare+repair", "elastic-drop"],
                  "nice": -5},
         # smoke (≤ 60 s): 8 steps at scale 3,000, the knobs only for CKPT-only and SPARe+repair
         "smoke": {"N_values": [8], "steps": 8, "scale": 3000.0, "sigmas": [0.0],

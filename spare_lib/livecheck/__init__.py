@@ -23,10 +23,11 @@ from spare_lib.livecheck.explain import (
     DECISIONS,
     SINGLE_KNOBS,
     first_divergence,
+    knob_scan,
     notice_lag,
     perturbation_band,
 )
 
 __all__ = ["DECISIONS", "METRICS", "SINGLE_KNOBS", "agreement", "emulation_spec",
-           "first_divergence", "noise_floor", "notice_lag", "perturbation_band", "restart_table",
-           "run_side_by_side", "shared_trace"]
+           "first_divergence", "knob_scan", "noise_floor", "notice_lag", "perturbation_band",
+           "restart_table", "run_side_by_side", "shared_trace"]

@@ -13,7 +13,8 @@ failures land in a restart window, which in training) can be sensitive to small 
   lag accumulated before it and what caused the lag (slips, late window restarts);
 * :func:`perturbation_band` measures the simulator's own sensitivity to perturbations of the
   size the real machinery showed in a run: the spread of simulated TTT/T0 when T_r and T_a
-  grow by up to twice the measured detection latency and overrun per attempt.
+  grow by up to twice the measured detection latency and overrun per attempt;
+* :func:`knob_scan` finds the growths of T_r or T_a at which the simulator itself changes path.
 """
 
 from __future__ import annotations
@@ -162,3 +163,46 @@ def notice_lag(run: EmulationRun) -> np.ndarray:
         if i >= 0:
             out.append(float(t) - float(ts[i]))
     return np.asarray(out, dtype=float)
+
+
+def knob_scan(method: str, N: int, r: int, C: int | None, config: ClusterConfig,
+              trace: np.ndarray, knob: str, deltas: Any) -> Any:
+    """The simulator on the trace with one duration grown by each δ: where its path changes.
+
+    A real coordinator restarts windows a detection latency late and lets overruns into model
+    time; this shows which growth of T_r (``knob="restart_s"``) or T_a (``"allreduce_s"``)
+    moves the simulator itself onto another path, and to which TTT/T0 and restart count.
+
+    Parameters
+    ----------
+    method, N, r, C, config, trace
+        The case as simulated (σ = 0 makes each point deterministic).
+    knob : {"restart_s", "allreduce_s"}
+        The duration grown.
+    deltas : array of float
+        Model seconds added, ≥ 0.
+
+    Returns
+    -------
+    DataFrame
+        One row per δ: ``delta_s``, ``ttt_over_t0``, ``full_restarts``, ``failures_noticed``
+        and ``path_change`` (TTT/T0 differs from the previous δ's).
+    """
+    import pandas as pd
+
+    if knob not in ("restart_s", "allreduce_s"):
+        raise ValueError(f"knob must be 'restart_s' or 'allreduce_s', got {knob!r}")
+    d = np.asarray(deltas, dtype=float)
+    if d.ndim != 1 or d.size == 0 or (d < 0).any() or not np.isfinite(d).all():
+        raise ValueError(f"deltas must be a non-empty 1-D array of finite values ≥ 0, got {deltas!r}")
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for delta in d:
+            res = simulate(method, N, r, C, config.with_(**{knob: getattr(config, knob) + delta}),
+                           seed=0, failure_trace=trace)
+            rows.append((float(delta), res.ttt_over_t0, res.full_restarts, res.failures_noticed))
+    out = pd.DataFrame(rows, columns=["delta_s", "ttt_over_t0", "full_restarts",
+                                      "failures_noticed"])
+    out["path_change"] = out["ttt_over_t0"].diff().abs().fillna(0.0) > 1e-9
+    return out

@@ -314,7 +314,8 @@ class Emulator(RecoveryMixin):
             if not real and bounds.size == 1:
                 continue  # nothing to do: polled at the barrier only
             self.grid[w], ends[w], work[w] = bounds[:-1], float(bounds[-1]), real
-        self._hold_at(max(ends.values(), default=t_start))
+        t_cap = max(ends.values(), default=t_start)
+        self._hold_at(t_cap)
         deadline = {w: self.wall(e) for w, e in ends.items()}
         died: dict[int, tuple[str, float]] = {}
         for w, real in work.items():
@@ -333,6 +334,8 @@ class Emulator(RecoveryMixin):
         if len(ends) > len(died):  # last answer processed − the barrier
             self.noise["barrier_s"].append(time.monotonic() - self.wall(t_bar))
         if self.sem.overrun == "pause":
+            if t_bar > t_cap:  # notice_at='detect': a detection after the last compute end
+                self._hold_at(t_bar)  # extends the phase; kills due by the barrier may fire
             self._catch_up(t_bar)
         for w, (how, t_seen) in died.items():  # noticed: at the model's poll, or when seen
             self._notice(w, how, flagged, t=None if self.sem.notice_at == "poll" else t_seen)

@@ -20,6 +20,7 @@ from spare_lib.livecheck import (
     agreement,
     emulation_spec,
     first_divergence,
+    knob_scan,
     noise_floor,
     perturbation_band,
     run_side_by_side,
@@ -196,6 +197,24 @@ def test_perturbation_band_is_the_simulator_around_the_case(side):
                              n_allreduce=2)
     assert band["n"] == 6 and band["lo"] <= sims["spare"][0].ttt_over_t0 <= band["hi"]
     assert band["detect_s"] > 0 and band["lo"] <= band["mean"] <= band["hi"]
+
+
+def test_knob_scan_is_the_simulator_with_one_duration_grown():
+    deltas = [0.0, 50.0, 400.0]
+    scan = knob_scan("ckpt", N, 1, 2, CFG, MODEL_TRACE, "restart_s", deltas)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = [simulate("ckpt", N, 1, 2, CFG.with_(restart_s=CFG.restart_s + d), seed=0,
+                        failure_trace=MODEL_TRACE) for d in deltas]
+    assert scan["ttt_over_t0"].tolist() == [x.ttt_over_t0 for x in ref]
+    assert scan["full_restarts"].tolist() == [x.full_restarts for x in ref]
+    assert not scan["path_change"].iloc[0]
+    assert scan["path_change"].iloc[1:].tolist() == [
+        ref[i].ttt_over_t0 != ref[i - 1].ttt_over_t0 for i in (1, 2)]
+    with pytest.raises(ValueError, match="knob must be"):
+        knob_scan("ckpt", N, 1, 2, CFG, MODEL_TRACE, "stall_s", deltas)
+    with pytest.raises(ValueError, match="deltas must be"):
+        knob_scan("ckpt", N, 1, 2, CFG, MODEL_TRACE, "restart_s", [-1.0])
 
 
 def test_agreement_rule():
