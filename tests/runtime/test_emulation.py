@@ -8,6 +8,7 @@ normal end, after a KeyboardInterrupt and after a failed assertion inside the ru
 from __future__ import annotations
 
 import _thread
+import dataclasses
 import math
 import multiprocessing as mp
 import subprocess
@@ -146,6 +147,21 @@ def test_killer_holds_kills_past_the_cap_and_shifts_them():
         killer.stop()
         proc.kill()
         proc.wait()
+
+
+def test_detected_notice_after_the_last_compute_end_extends_the_paused_phase():
+    """notice_at='detect' with overrun='pause': group 2 dies just before every compute ends, so
+    its detection (the barrier) comes after the last compute end; group 3's failure falls in
+    between. Its kill must fire (the killer's cap moves to the barrier) instead of being held
+    while the coordinator waits for its EOF (that raised after timeout_s)."""
+    trace = [(63.99, 2), (64.01, 3), (2000.0, 0)]
+    spec = dataclasses.replace(SPEC, scale=20000.0)  # 0.01 model s = 0.5 µs: below any EOF
+    run = emulate("ckpt", N, 1, 2, spec, trace=trace, seed=0,
+                  semantics=EmuSemantics("detect", "failure", "pause"))
+    assert run.completed and run.full_restarts >= 1
+    kills = run.events[run.events["kind"] == "kill"]
+    assert {2, 3} <= set(kills["group"])
+    assert mp.active_children() == []
 
 
 def test_semantics_validate():
