@@ -210,7 +210,8 @@ def test_knob_scan_is_the_simulator_with_one_duration_grown():
     assert scan["full_restarts"].tolist() == [x.full_restarts for x in ref]
     assert not scan["path_change"].iloc[0]
     assert scan["path_change"].iloc[1:].tolist() == [
-        ref[i].ttt_over_t0 != ref[i - 1].ttt_over_t0 for i in (1, 2)]
+        (ref[i].full_restarts, ref[i].failures_noticed)
+        != (ref[i - 1].full_restarts, ref[i - 1].failures_noticed) for i in (1, 2)]
     with pytest.raises(ValueError, match="knob must be"):
         knob_scan("ckpt", N, 1, 2, CFG, MODEL_TRACE, "stall_s", deltas)
     with pytest.raises(ValueError, match="deltas must be"):
