@@ -76,6 +76,25 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                   "timeout_s": 1.5, "shard_delay_s": 0.01, "process_reference": False,
                   "weibull_steps": 0, "weibull_mtbf_steps": 4.0, "microbatches": 4},
     },
+    "45_live_emulation": {
+        # Real processes on a clock scaled 1,000×: 64 s of compute → 64 ms of wall time. A
+        # case's wall time ≈ TTT / scale (≈ 0.3–1.1 min at 250 steps, N = 16) plus ≈ 1 s of
+        # start-up. sim_trials: simulator runs per case (jitter seeds; with σ = 0 one run is the
+        # deterministic answer). Full: the simulator's semantics at N = 16 and 32 (σ = 0, event
+        # for event) and N = 16 at the paper's σ = 0.05; a real coordinator's at σ = 0, N = 16
+        # and 32; one knob at a time at N = attr_N for attr_methods (None: all; CKPT-only, the case
+        # to explain, and the two methods with rejoins, where the notice instant matters; ≈ 34
+        # runs, ≈ 30 min on a shared box). nice:
+        # priority of the emulation's processes on a shared box.
+        "full": {"N_values": [16, 32], "steps": 250, "scale": 1000.0, "sigmas": [0.0, 0.05],
+                 "sigma_N": 16, "sim_trials": 20, "attr_N": 16,
+                 "attr_methods": ["ckpt", "spare+repair", "elastic-drop"],
+                 "nice": -5},
+        # smoke (≤ 60 s): 8 steps at scale 3,000, the knobs only for CKPT-only and SPARe+repair
+        "smoke": {"N_values": [8], "steps": 8, "scale": 3000.0, "sigmas": [0.0],
+                  "sigma_N": 8, "sim_trials": 1, "attr_N": 8,
+                  "attr_methods": ["ckpt", "spare+repair"], "nice": -5},
+    },
     "50_restart_dominant_regime": {
         # N = 600 groups at every cluster size; 2000 steps are enough for the restart share
         # (a steady-state ratio); runs that cannot finish stop at max_wall_t0 · T0.

@@ -66,6 +66,22 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "The same kills at b=4 micro-batches per shard: SPARe-b exactly on the failure-free "
                "curve (max |Δθ| = 0), SPARe+drop exact until the wipe-out, elastic-drop drifting "
                "from the first fault"),
+    FigureSpec("live_ttt_emulated_vs_simulated", "beyond the paper (issue 28: live check)",
+               "45_live_emulation",
+               "TTT/T0 of five methods emulated with real processes on a 1,000× scaled clock "
+               "(the simulator's semantics and a real coordinator's) against the simulator on "
+               "the same failure trace, N=16, with the acceptance band"),
+    FigureSpec("live_semantics_attribution", "beyond the paper (issue 28: live check)",
+               "45_live_emulation",
+               "Change of emulated TTT/T0 when the notice instant, the window-restart instant "
+               "or the overruns follow a real coordinator instead of the simulator, N=16, "
+               "against the simulator's range under perturbations of the measured size"),
+    FigureSpec("live_timeline", "beyond the paper (issue 28: live check)", "45_live_emulation",
+               "The emulated CKPT-only run over model time, real coordinator on the simulator's "
+               "path: live groups, SIGKILLs, global restarts, the first divergence"),
+    FigureSpec("live_noise_floor", "beyond the paper (issue 28: live check)", "45_live_emulation",
+               "The emulation's own noise: barrier overhead, worker wake-up, pipe, detection, "
+               "SIGKILL and process hand-over latencies (wall ms) against one scaled compute unit"),
     FigureSpec("mu_approximations", "§4 μ derivation", "30_theory",
                "Γ form, Γ form + ½ and the independent-types integral against finite-N μ, over r"),
     FigureSpec("availability_vs_checkpoint_period", "Eq. 2 (availability model)", "30_theory",

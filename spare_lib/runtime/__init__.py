@@ -11,6 +11,11 @@ micro-batches assigned by micro-batch RECTLR, a killed worker's micro-batches ar
 by the library's retry patch, and the run is bit-identical to the failure-free run with the same
 b; ``on_wipeout="drop"`` (SPARe+drop) commits a wipe-out step without the uncovered types.
 
+:func:`emulate` (:mod:`.emulation`, issue 28) runs the simulator's protocol (SPARe+CKPT,
+Rep+CKPT, CKPT-only, SPARe+repair, elastic-drop) on real processes with every duration scaled
+down by one factor, failures replayed from a trace (:mod:`.clock`) and detected by EOF;
+``spare_lib.livecheck`` compares it with the simulator.
+
 Its figures are in :mod:`spare_lib.figures.runtime`. Names are imported lazily, so a worker
 process importing :mod:`.worker` pays only for numpy.
 
@@ -34,6 +39,9 @@ _EXPORTS = {
     "Injector": "injector", "PHASES": "injector",
     "run_training": "coordinator",
     "TrainingRun": "coordinator", "MODES": "coordinator", "WorkerProtocolError": "pool",
+    "emulate": "emulation", "EmulationSpec": "emulation", "EmulationRun": "emulation",
+    "EMU_METHODS": "emulation", "EVENT_COLUMNS": "emulation", "TraceClock": "clock",
+    "WeibullClock": "clock", "weibull_trace": "clock", "Killer": "clock",
 }
 
 __all__ = sorted(_EXPORTS)

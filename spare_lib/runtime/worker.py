@@ -14,8 +14,17 @@ coordinator → worker                                  worker → coordinator
                                                       per micro-batch j of type t (issue 25),
                                                       then ``("done", step, attempt)``
 ``("allreduce", step, attempt)``                      ``("ack", step, attempt)``
+``("emu", step, attempt, θ, [t0, ...], deadline)``    ``("emu_grads", step, attempt, [(t, loss,
+                                                      g_t), ...], sent_at)`` once, after
+                                                      sleeping until ``deadline``
 ``("stop",)``                                         exits with code 0
 ====================================================  ==========================================
+
+``emu`` is the scaled-clock emulation's request (:mod:`.emulation`): the worker computes the
+types for real, then waits out the model's compute time until ``deadline`` (``time.monotonic``,
+a system-wide clock, so coordinator and workers share it) and answers with every gradient in
+one message and its send time. A *standby* worker (:func:`standby_main`) is started before it
+is needed and waits for ``("assign", w, held_types)``; then it serves as group w.
 
 A worker only computes the types it hosts (its r types); a request for any other type is a
 protocol error (``("error", message)``), not a failure. When the coordinator's end of the pipe
@@ -58,46 +67,81 @@ def worker_main(worker_id: int, held_types: tuple[int, ...], task_kwargs: dict,
     conn : multiprocessing.connection.Connection
         This worker's end of its pipe to the coordinator.
     """
-    task = MLPTask(**task_kwargs)
-    held = frozenset(int(t) for t in held_types)
     try:
-        conn.send(("ready", worker_id, os.getpid()))
-        while True:
-            msg = conn.recv()
-            kind = msg[0]
-            if kind == "compute":
-                _, step, attempt, theta, types = msg
-                bad = [t for t in types if t not in held]
-                if bad:
-                    conn.send(("error", f"worker {worker_id} does not host types {bad} "
-                                        f"(hosts {sorted(held)})"))
-                    continue
-                for t in types:
-                    if shard_delay_s > 0:
-                        time.sleep(shard_delay_s)
-                    loss, g = task.shard_loss_grad(theta, step, t)
-                    conn.send(("grad", step, attempt, int(t), loss, g))
-                conn.send(("done", step, attempt))
-            elif kind == "compute_mb":
-                _, step, attempt, theta, b, items = msg
-                bad = sorted({t for t, _ in items if t not in held})
-                if bad:
-                    conn.send(("error", f"worker {worker_id} does not host types {bad} "
-                                        f"(hosts {sorted(held)})"))
-                    continue
-                for t, j in items:
-                    if shard_delay_s > 0:
-                        time.sleep(shard_delay_s / b)  # a shard's compute time, split b ways
-                    loss, g = task.microbatch_loss_grad(theta, step, t, b, j)
-                    conn.send(("mgrad", step, attempt, int(t), int(j), loss, g))
-                conn.send(("done", step, attempt))
-            elif kind == "allreduce":
-                conn.send(("ack", msg[1], msg[2]))
-            elif kind == "stop":
-                return
-            else:
-                conn.send(("error", f"worker {worker_id}: unknown message {kind!r}"))
+        _serve(worker_id, held_types, MLPTask(**task_kwargs), shard_delay_s, conn)
     except (EOFError, BrokenPipeError, ConnectionResetError):
         return  # the coordinator is gone: exit quietly
     finally:
         conn.close()
+
+
+def standby_main(task_kwargs: dict, conn) -> None:  # noqa: ANN001 (Connection)
+    """Entry point of a standby worker: warms up, says ``("standby", pid)``, waits for
+    ``("assign", w, held_types)``, then serves as group w (as :func:`worker_main`); any other
+    message or EOF before that ends it."""
+    try:
+        task = MLPTask(**task_kwargs)
+        task.shard_loss_grad(task.init_params(), 0, 0)  # warm, off the clock
+        conn.send(("standby", os.getpid()))
+        msg = conn.recv()
+        if msg[0] != "assign":
+            return
+        _serve(int(msg[1]), msg[2], task, 0.0, conn)
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        return
+    finally:
+        conn.close()
+
+
+def _serve(worker_id: int, held_types: tuple[int, ...], task: MLPTask, shard_delay_s: float,
+           conn) -> None:  # noqa: ANN001 (Connection)
+    """The request loop of group ``worker_id`` (returns on ``stop``)."""
+    held = frozenset(int(t) for t in held_types)
+    conn.send(("ready", worker_id, os.getpid()))
+    while True:
+        msg = conn.recv()
+        kind = msg[0]
+        if kind == "compute":
+            _, step, attempt, theta, types = msg
+            bad = [t for t in types if t not in held]
+            if bad:
+                conn.send(("error", f"worker {worker_id} does not host types {bad} "
+                                    f"(hosts {sorted(held)})"))
+                continue
+            for t in types:
+                if shard_delay_s > 0:
+                    time.sleep(shard_delay_s)
+                loss, g = task.shard_loss_grad(theta, step, t)
+                conn.send(("grad", step, attempt, int(t), loss, g))
+            conn.send(("done", step, attempt))
+        elif kind == "compute_mb":
+            _, step, attempt, theta, b, items = msg
+            bad = sorted({t for t, _ in items if t not in held})
+            if bad:
+                conn.send(("error", f"worker {worker_id} does not host types {bad} "
+                                    f"(hosts {sorted(held)})"))
+                continue
+            for t, j in items:
+                if shard_delay_s > 0:
+                    time.sleep(shard_delay_s / b)  # a shard's compute time, split b ways
+                loss, g = task.microbatch_loss_grad(theta, step, t, b, j)
+                conn.send(("mgrad", step, attempt, int(t), int(j), loss, g))
+            conn.send(("done", step, attempt))
+        elif kind == "emu":
+            _, step, attempt, theta, types, deadline = msg
+            bad = [t for t in types if t not in held]
+            if bad:
+                conn.send(("error", f"worker {worker_id} does not host types {bad} "
+                                    f"(hosts {sorted(held)})"))
+                continue
+            out = [(int(t), *task.shard_loss_grad(theta, step, t)) for t in types]
+            wait = deadline - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            conn.send(("emu_grads", step, attempt, out, time.monotonic()))
+        elif kind == "allreduce":
+            conn.send(("ack", msg[1], msg[2]))
+        elif kind == "stop":
+            return
+        else:
+            conn.send(("error", f"worker {worker_id}: unknown message {kind!r}"))
