@@ -111,7 +111,7 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                redundancy=True, rejoins=True, restarts_when="wipeout",
                knobs=("layout", "exact_patch", *_REJOIN)),
     MethodSpec("elastic-drop", "Elastic-drop+CKPT", "Elastic-drop", "elastic", rejoins=True,
-               exact_batch=False, restarts_when="all-dead", knobs=_REJOIN),
+               exact_batch=False, restarts_when="all-dead", knobs=(*_REJOIN, "min_live")),
     MethodSpec("elastic-rebalance", "Elastic-rebalance+CKPT", "Elastic-rebalance", "elastic",
                rejoins=True, restarts_when="all-dead",
                knobs=(*_REJOIN, "microbatches", "fetch_s")),
