@@ -1,4 +1,4 @@
-"""Time-to-train discrete-event simulation of SPARe+CKPT, Rep+CKPT and CKPT-only (SPEC §3–6).
+"""Time-to-train discrete-event simulation of every recovery method (SPEC §3–6, issues 13, 24).
 
 One call of :func:`simulate` trains ``config.steps`` committed steps on N data-parallel groups of
 a cluster that fails (one renewal failure clock per group, never reset) and returns the wall
@@ -32,6 +32,31 @@ Model (SPEC §3–5, every detail is implemented as written there):
 
 Downtime is restart plus shrink time; compute, all-reduce, checkpoints and redone steps count
 as uptime. T0 = steps·(64 s + T_a).
+
+The world of issue 24 (every switch at its paper end reproduces the above bit for bit):
+
+* **Failure classes** (a failure mix, :mod:`spare_lib.failures.mix`): every pending failure has
+  a class (:mod:`.renewal`) with a detection and a rejoin time. A rejoining group comes back
+  after its class's rejoin time.
+* **Detection.** After an attempt in which failures are noticed, every group waits the longest
+  detection time among them (a checkpoint leader's failure: in the next attempt) before the
+  controller runs or the restart begins. Downtime.
+* **Job events** (the mix's ``job`` classes, or trace rows of group −1) kill the whole job. One
+  is noticed at the first poll at or after it: the start of an attempt or the all-reduce after
+  the barrier (where a crashed or hung rank stops every other, whatever the method), then the
+  aborted all-reduce (×``allreduce_fail_factor``), its detection time, and a global restart
+  from the last written checkpoint, for every method. A checkpoint write (but the last) with a
+  job event before it is not written; a job event during a restart starts every group's window
+  again.
+* **All-reduce rule** ``abort``: a commit after a noticed failure pays a full T_a after the
+  stall, on top of the aborted fraction (``paper``: the cut-short all-reduce commits).
+* **Jitter models** (``pi[P_JITTER]``): per unit of work (the paper's; Rep's r shards are one
+  unit or r units, a matter of its state), one factor per group per attempt
+  (:func:`.phases._step_units`), or per unit with a persistent slow share of the groups, drawn
+  from a hash of (seed, group, restart count) at the start and at every restart.
+* **Quorum** (elastic-drop's state): fewer live groups than ⌈min_live·N⌉ is a wipe-out.
+* **Event log**: with buffers of non-zero length every event is appended
+  (:mod:`.eventlog`); with empty buffers nothing is, at the cost of one branch.
 
 What differs between methods (the compute phase of a group, what a noticed failure does, how a
 failed attempt is resolved, the reset at a restart) is asked of the method's hooks through
