@@ -103,7 +103,7 @@ from spare_lib.cluster.engine.phases import (  # noqa: F401 - JIT_* re-exported
     JIT_STEP,
     JIT_STRAGGLER,
     JIT_UNIT,
-    _compute,
+    _direct_phase,
     _draw_slow,
     _kill,
     _rejoin_batch,
@@ -118,6 +118,7 @@ from spare_lib.cluster.engine.renewal import (  # noqa: F401 - re-exported: the 
     _init_clock,
     _next_failure,
     _renew,
+    _set_class,
     stream_uniform,
 )
 
@@ -198,7 +199,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     own = np.empty(N if has_dom else 0, dtype=np.float64)
     dcur = np.zeros(N if has_dom else 0, dtype=np.int64)
     clk = (dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr,
-           dom_times, dcur, cls)
+           dom_times, dcur)
+    multi = cls_det.shape[0] > 1  # several failure classes: each pending failure has one
     revive = np.full(N if rejoin_on else 0, np.inf)
     next_revive = np.inf
     died_epoch = np.full(N if every1 > 0 else 0, -1, dtype=np.int64)
@@ -212,6 +214,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     jp = 0
     for w in range(N):
         _init_clock(w, clk, rng, nf)
+        if multi:
+            _set_class(w, np.nan, clk, cls)
     if sampled:
         index_build(alive, nf, ix_w, ix_key, ix_meta)
         hooks.sampled(code, ms)
@@ -255,7 +259,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
         step = committed + 1
         # ---------------- repaired groups rejoin (one reconfiguration, one stall) ----------
         if rejoin_on and next_revive <= t:
-            back, next_revive = _rejoin_batch(t, alive, nf, revive, clk, rng, ev, step)
+            back, next_revive = _rejoin_batch(t, alive, nf, revive, clk, cls, multi, rng,
+                                              ev, step)
             n_alive += back
             rejoins += back
             hooks.rejoin(code, alive, n_alive, ms)
@@ -282,7 +287,6 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 job_hit = True
                 break
             tbar = t
-            min_nf = np.inf
             depth = ints[DEPTH]
             mult = flts[COMPUTE_MULT]
             delay = hooks.delay(code, retry, fetch_s, ms)
@@ -321,49 +325,22 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 for i_f in range(nfl):
                     w = fail_w[i_f]
                     mem_lost, next_revive = _kill(
-                        w, fail_t[i_f], retry, code, ms, alive, nf, clk, rng, revive, died_epoch,
+                        w, fail_t[i_f], retry, code, ms, alive, nf, clk, cls, multi, rng, revive, died_epoch,
                         epoch, mem_lost, next_revive, acc, ev,
                         AT_BARRIER if fail_t[i_f] >= tbar else AT_UNIT, step, attempts)
                     n_alive -= 1
                     n_flag += 1
                     n_new += 1
-            else:
-                for w in range(N):
-                    if not alive[w]:
-                        continue
-                    # the method says how much to compute: nst units of unit_s each (SPARe: its
-                    # first S stack entries, or its patch on a retry; Rep: one r·64 s compute)
-                    nst, unit_s = hooks.work(code, retry, gi[w], depth, mult, compute_s)
-                    # one group's compute (barrier._direct_units): sum-then-bridge while the
-                    # clip is negligible, else one jittered draw per unit; polled at each start
-                    tw, ks, failed = _compute(jmode, nf[w], t + delay, nst, unit_s, sigma, jit_lo,
-                                              bridge, rng, slow[w] if jmode == JIT_STRAGGLER
-                                              else 1.0)
-                    n_stacks += ks
-                    if retry:
-                        patch_stacks += ks
-                    if failed:
-                        mem_lost, next_revive = _kill(
-                            w, tw, retry, code, ms, alive, nf, clk, rng, revive, died_epoch,
-                            epoch, mem_lost, next_revive, acc, ev, AT_UNIT, step, attempts)
-                        n_alive -= 1
-                        n_flag += 1
-                        n_new += 1
-                    elif nf[w] < min_nf:
-                        min_nf = nf[w]
-                    if tw > tbar:
-                        tbar = tw
-                # barrier (slowest group), then every live group is polled at the all-reduce
-                for w in range(N):
-                    if min_nf > tbar:
-                        break  # no live clock has run out: nobody to notice
-                    if alive[w] and nf[w] <= tbar:
-                        mem_lost, next_revive = _kill(
-                            w, tbar, retry, code, ms, alive, nf, clk, rng, revive, died_epoch,
-                            epoch, mem_lost, next_revive, acc, ev, AT_BARRIER, step, attempts)
-                        n_alive -= 1
-                        n_flag += 1
-                        n_new += 1
+            else:  # the direct loop: every live group's every unit (phases._direct_phase)
+                tbar, nd, ks, mem_lost, next_revive, n_alive = _direct_phase(
+                    t, t + delay, code, retry, ms, depth, mult, compute_s, jmode, sigma, jit_lo,
+                    bridge, rng, slow, alive, nf, clk, cls, multi, revive, died_epoch, epoch,
+                    mem_lost, next_revive, acc, ev, step, attempts, n_alive)
+                n_stacks += ks
+                if retry:
+                    patch_stacks += ks
+                n_flag += nd
+                n_new += nd
             fails += n_new  # the checkpoint leader was counted when it was noticed
             fails_since += n_new
             if jp < n_job and job_t[jp] <= tbar:  # a job event, noticed at the all-reduce
@@ -429,7 +406,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
             t0 = t
             if log_on:
                 _log(ev, t0, EV_RESTART_BEGIN, step, attempts, -1, window, 1 if job_hit else 0)
-            tend, jp = _restart_windows(t0, window, alive, nf, clk, rng, job_t, jp, ev, step)
+            tend, jp = _restart_windows(t0, window, alive, nf, clk, cls, multi, rng, job_t,
+                                       jp, ev, step)
             restart_time += tend - t0
             t = tend
             n_alive = N
@@ -492,7 +470,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                         break
                     if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
                         mem_lost, next_revive = _kill(
-                            leader, t, False, code, ms, alive, nf, clk, rng, revive, died_epoch,
+                            leader, t, False, code, ms, alive, nf, clk, cls, multi, rng, revive, died_epoch,
                             epoch, mem_lost, next_revive, acc, ev, AT_LEADER, committed + 1,
                             attempts)
                         n_alive -= 1

@@ -12,11 +12,12 @@ replayed trace's class, a domain event's class, or a hash of (class seed, w, j) 
 renewal of its own clock.
 
 The clock tuple ``clk`` is ``(dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own,
-dsize, dom_ptr, dom_times, dcur, cls)`` with ``cls = (detect_s, rejoin_s, group_cum,
-group_ids, cur_class, own_class, dom_class, trace_class, class_count, class_seed)``: per class
+dsize, dom_ptr, dom_times, dcur)``; the class tuple, passed beside it only where classes matter
+(``multi``: more than one class), is ``cls = (detect_s, rejoin_s, group_cum, group_ids,
+cur_class, own_class, dom_class, trace_class, class_count, class_seed)``: per class
 its detection and rejoin time; the cumulative shares and ids of the group classes; per group the
 class of its pending failure and of its own clock's; per domain event and per trace row their
-class (−1: drawn); per group the class draws so far; the hash seed.
+class (−1: drawn); per group the class draws so far; the hash seed (a uint64 array of one).
 """
 
 from __future__ import annotations
@@ -84,12 +85,53 @@ def _next_domain_failure(w, t, dsize, dom_ptr, dom_times, dcur):  # pragma: no c
 
 
 @njit(cache=True)
-def _own_class(w, clk):  # pragma: no cover
+def _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt, own,
+                   dsize, dom_ptr, dom_times, dcur):  # pragma: no cover
+    """Failure domains: group w's failure is processed at time t. Its own clock renews only if
+    it is what fired (own[w] ≤ t); domain events up to t are absorbed. Returns the next
+    failure time, min(own clock, next domain event of its domain)."""
+    if own[w] <= t:
+        own[w] = _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+    nd = _next_domain_failure(w, t, dsize, dom_ptr, dom_times, dcur)
+    return own[w] if own[w] < nd else nd
+
+
+@njit(cache=True)
+def _next_failure(w, t, clk, rng):  # pragma: no cover
+    """Group w's failure is processed at time t: its next failure time (own clock, trace or
+    stream; with failure domains, the earlier of its own clock and its domain's next event)."""
+    dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times, \
+        dcur = clk
+    if own.shape[0] > 0:
+        return _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt,
+                              own, dsize, dom_ptr, dom_times, dcur)
+    return _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+
+
+@njit(cache=True)
+def _init_clock(w, clk, rng, nf):  # pragma: no cover
+    """Group w's first failure time, drawn as the core always drew it."""
+    dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times, \
+        dcur = clk
+    if own.shape[0] > 0:
+        own[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+        dcur[w] = dom_ptr[w // dsize]
+        nd = _next_domain_failure(w, -1.0, dsize, dom_ptr, dom_times, dcur)
+        nf[w] = own[w] if own[w] < nd else nd
+    else:
+        nf[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+
+
+# ------------------------------------------------------------------ failure classes
+# Only with several classes (``multi``): the paper world's clocks never touch ``cls``.
+
+@njit(cache=True)
+def _own_class(w, clk, cls):  # pragma: no cover
     """Failure class of group w's own clock's next failure, just renewed: the trace's class of
     that row if it gives one, else drawn by the group classes' shares from a counter-based hash
     of (class seed, w, j) for its j-th renewal (the same for every method: common numbers)."""
     dist, tr_ptr, tr_cur = clk[0], clk[3], clk[5]
-    cls_det, _rej, g_cum, g_ids, _cur, _own, _dom, tr_cls, ccnt, cseed = clk[13]
+    g_cum, g_ids, tr_cls, ccnt, cseed = cls[2], cls[3], cls[7], cls[8], cls[9][0]
     if dist == DIST_TRACE and tr_cls.shape[0] > 0:
         c = tr_cur[w]
         if c < tr_ptr[w + 1] and tr_cls[c] >= 0:
@@ -106,61 +148,37 @@ def _own_class(w, clk):  # pragma: no cover
 
 
 @njit(cache=True)
-def _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt, own,
-                   dsize, dom_ptr, dom_times, dcur, clk):  # pragma: no cover
-    """Failure domains: group w's failure is processed at time t. Its own clock renews only if
-    it is what fired (own[w] ≤ t); domain events up to t are absorbed. Returns the next
-    failure time, min(own clock, next domain event of its domain), and records its class."""
-    cls = clk[13]
-    multi = cls[0].shape[0] > 1
-    if own[w] <= t:
-        own[w] = _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
-        if multi:
-            cls[5][w] = _own_class(w, clk)
-    nd = _next_domain_failure(w, t, dsize, dom_ptr, dom_times, dcur)
-    if own[w] < nd:
-        if multi:
-            cls[4][w] = cls[5][w]
-        return own[w]
-    if multi and dcur[w] < cls[6].shape[0]:
-        cls[4][w] = cls[6][dcur[w]]
-    return nd
+def _own_time(w, clk):  # pragma: no cover
+    """Group w's own clock with failure domains (NaN without: every renewal is its own)."""
+    own = clk[8]
+    return own[w] if own.shape[0] > 0 else np.nan
 
 
 @njit(cache=True)
-def _next_failure(w, t, clk, rng):  # pragma: no cover
-    """Group w's failure is processed at time t: its next failure time (own clock, trace or
-    stream; with failure domains, the earlier of its own clock and its domain's next event).
-    With several failure classes, the class of that failure goes to ``clk[13][4][w]``."""
-    dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times, \
-        dcur, cls = clk
-    if own.shape[0] > 0:
-        return _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt,
-                              own, dsize, dom_ptr, dom_times, dcur, clk)
-    x = _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
-    if cls[0].shape[0] > 1:
-        cls[4][w] = _own_class(w, clk)
-    return x
-
-
-@njit(cache=True)
-def _init_clock(w, clk, rng, nf):  # pragma: no cover
-    """Group w's first failure time (and class), drawn as the core always drew it."""
-    dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times, \
-        dcur, cls = clk
-    if own.shape[0] > 0:
-        own[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
-        if cls[0].shape[0] > 1:
-            cls[5][w] = _own_class(w, clk)
-        dcur[w] = dom_ptr[w // dsize]
-        nd = _next_domain_failure(w, -1.0, dsize, dom_ptr, dom_times, dcur)
-        nf[w] = own[w] if own[w] < nd else nd
-        if cls[0].shape[0] > 1:
-            if own[w] < nd:
-                cls[4][w] = cls[5][w]
-            elif dcur[w] < cls[6].shape[0]:
-                cls[4][w] = cls[6][dcur[w]]
+def _set_class(w, own_before, clk, cls):  # pragma: no cover
+    """After group w's clock was renewed (or first drawn, ``own_before`` NaN): the class of its
+    pending failure, its own clock's (drawn anew if that clock renewed) or, when its domain's
+    next event comes first, that event's."""
+    own = clk[8]
+    if own.shape[0] == 0:
+        cls[4][w] = _own_class(w, clk, cls)
+        return
+    if own[w] != own_before:
+        cls[5][w] = _own_class(w, clk, cls)
+    dsize, dom_ptr, dom_times, dcur = clk[9], clk[10], clk[11], clk[12]
+    c = dcur[w]
+    if c < dom_ptr[w // dsize + 1] and dom_times[c] <= own[w] and c < cls[6].shape[0]:
+        cls[4][w] = cls[6][c]
     else:
-        nf[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
-        if cls[0].shape[0] > 1:
-            cls[4][w] = _own_class(w, clk)
+        cls[4][w] = cls[5][w]
+
+
+@njit(cache=True, inline="always")
+def _renew_c(w, t, clk, cls, multi, rng):  # pragma: no cover
+    """:func:`_next_failure`, and with several classes the class of the new pending failure."""
+    if not multi:
+        return _next_failure(w, t, clk, rng)
+    before = _own_time(w, clk)
+    x = _next_failure(w, t, clk, rng)
+    _set_class(w, before, clk, cls)
+    return x

@@ -252,8 +252,10 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     Parameters
     ----------
     method : str
-        'spare' (stacking + RECTLR), 'rep' (ceil(N/r) replica sets of r consecutive groups) or
-        'ckpt' (CKPT-only: any failure restarts; needs r = 1).
+        A method of :data:`spare_lib.registry.methods.METHODS`: 'spare' (stacking + RECTLR),
+        'rep' (ceil(N/r) replica sets of r consecutive groups), 'ckpt' (CKPT-only: any failure
+        restarts; needs r = 1), 'spare+repair', 'elastic-drop', 'elastic-rebalance'
+        (``docs/strategies.md``).
     N : int
         Data-parallel groups, N ≥ 1.
     r : int

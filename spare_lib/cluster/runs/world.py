@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -108,9 +109,10 @@ class World:
         """The core's class tuple (fresh per run: the core writes into its per-group arrays)."""
         tr_cls = self.trace[2] if self.trace is not None and np.any(self.trace[2] >= 0) else \
             np.zeros(0, dtype=np.int64)
+        n = N if len(self.class_names) > 1 else 1  # one class: the core never reads them
         return (self.detect_s, self.rejoin_s, self.group_cum, self.group_ids,
-                np.zeros(N, np.int64), np.zeros(N, np.int64), self.dom_classes, tr_cls,
-                np.zeros(N, np.int64), self.class_seed)
+                np.zeros(n, np.int64), np.zeros(n, np.int64), self.dom_classes, tr_cls,
+                np.zeros(n, np.int64), np.array([self.class_seed], dtype=np.uint64))
 
     def rejoins(self) -> bool:
         """Some group or domain class lets its groups rejoin (a finite rejoin time)."""
@@ -130,6 +132,19 @@ def build_world(config: ClusterConfig, N: int, ss: np.random.SeedSequence, fseed
                 failure_trace: object, horizon_s: float) -> World:
     """The :class:`World` of a run of N groups (``failure_trace``: a replayed trace, which then
     carries every failure, job events as rows of group −1)."""
+    if failure_trace is None and config.domain_fault_share == 0 and \
+            config.jitter_model != "straggler" and config.mix().is_paper:
+        return _paper_world(config)  # nothing drawn: the same for every run of this config
+    return _build_world(config, N, ss, fseed, failure_trace, horizon_s)
+
+
+@lru_cache(maxsize=256)
+def _paper_world(config: ClusterConfig) -> World:
+    return _build_world(config, 1, np.random.SeedSequence(0), None, None, 0.0)
+
+
+def _build_world(config: ClusterConfig, N: int, ss: np.random.SeedSequence, fseed: int | None,
+                 failure_trace: object, horizon_s: float) -> World:
     mix = config.mix()
     names, det, rej, radius = _class_arrays(config)
     shares = [c.share for c in mix.classes]
@@ -141,7 +156,7 @@ def build_world(config: ClusterConfig, N: int, ss: np.random.SeedSequence, fseed
     trace = None
     job_t = np.zeros(0, np.float64)
     job_c = np.zeros(0, np.int64)
-    draw = np.random.default_rng(_seed(ss, fseed, _KEY_DRAW))
+    draw = _LazyRng(ss, fseed)
     job_ids = [i for i, r in enumerate(radius) if r == "job"]
     if failure_trace is not None:
         ptr, times, tcls, job_t, job_c = trace_rows(failure_trace, N, len(names))
@@ -174,12 +189,28 @@ def build_world(config: ClusterConfig, N: int, ss: np.random.SeedSequence, fseed
     g_ids = [i for i, r in enumerate(radius) if r == "group"] or [0]
     g_sh = np.array([shares[i] for i in g_ids], dtype=np.float64)
     g_cum = np.cumsum(g_sh) / g_sh.sum() if g_sh.sum() > 0 else np.ones(len(g_ids))
+    # the hash seeds only where they are read: several classes, stragglers (no cost otherwise)
+    cseed = _u64(_seed(ss, fseed, _KEY_CLASS)) if len(names) > 1 else np.uint64(0)
+    sseed = _u64(_seed(ss, fseed, _KEY_STRAGGLER)) if config.jitter_model == "straggler" \
+        else np.uint64(0)
     return World(tuple(names), np.array(det, np.float64), np.array(rej, np.float64),
                  np.ascontiguousarray(g_cum), np.array(g_ids, np.int64), g_share, dom_ptr,
                  dom_times, np.ascontiguousarray(dom_cls, np.int64),
                  np.ascontiguousarray(job_t, np.float64), np.ascontiguousarray(job_c, np.int64),
-                 trace, _u64(_seed(ss, fseed, _KEY_CLASS)),
-                 _u64(_seed(ss, fseed, _KEY_STRAGGLER)))
+                 trace, cseed, sseed)
+
+
+class _LazyRng:
+    """The generator of the event classes, made on first use (most runs never need it)."""
+
+    def __init__(self, ss: np.random.SeedSequence, fseed: int | None) -> None:
+        self._args = (ss, fseed)
+        self._rng: np.random.Generator | None = None
+
+    def choice(self, *args: Any, **kwargs: Any) -> Any:
+        if self._rng is None:
+            self._rng = np.random.default_rng(_seed(*self._args, _KEY_DRAW))
+        return self._rng.choice(*args, **kwargs)
 
 
 def _check_trace_classes(tcls: np.ndarray, job_c: np.ndarray, radius: list[str]) -> None:
