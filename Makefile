@@ -7,7 +7,7 @@ TIMED := bash .ci/timed
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 export MPLBACKEND := Agg
 
-.PHONY: venv warm figures book app test lab bench lint clean
+.PHONY: venv warm figures docs book app test lab bench lint clean
 
 venv: $(STAMP) warm
 
@@ -25,6 +25,11 @@ warm: $(STAMP)
 
 figures: warm
 	$(BIN)/spare figures
+	$(BIN)/python -m spare_lib.figures.docs_numbers
+
+# rewrite the tagged numbers of docs/*.md and the README from data/results/ (docs/numbers.md)
+docs: $(STAMP)
+	$(BIN)/python -m spare_lib.figures.docs_numbers
 
 # static HTML site of the notebooks from the executed copies `make figures` keeps in _build/executed
 book: $(STAMP)

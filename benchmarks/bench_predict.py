@@ -18,7 +18,7 @@ clusters (N up to 5000), four ways, each the median of ``--repeat`` runs:
 The first call in a process also loads (or compiles, on a fresh clone) the numba kernel and
 builds the E[max] tables: timed once and printed, not counted as "cold". It then times an r
 grid (every r of the paper's grid on one new cluster, as a sweep or a plot would),
-:func:`~spare_lib.theory.predict_grid.recommend` (r and C optimised) and, for scale, one
+:func:`~spare_lib.theory.predict.grid.recommend` (r and C optimised) and, for scale, one
 simulated run of each point. Not a timed test: the machines are shared, so the numbers are
 printed against the 10 ms target and the verdict says which are met, nothing is asserted.
 
@@ -35,7 +35,7 @@ import time
 from spare_lib.cluster import h100_600k, simulate
 from spare_lib.stacking.layout import max_ruler_r
 from spare_lib.theory.predict import clear_caches, predict
-from spare_lib.theory.predict_grid import recommend
+from spare_lib.theory.predict.grid import recommend
 
 TARGET_MS = 10.0
 POINTS = [("spare", 200, 9, 15), ("spare", 600, 8, 23), ("spare", 1000, 9, 30),

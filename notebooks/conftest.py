@@ -4,9 +4,11 @@ Every notebook runs once per ``make test``, here, cell by cell in smoke mode. Be
 cell, its kernel is pointed at a fresh folder of its own (``SPARE_SMOKE_DIR``, read by
 :func:`spare_lib.config.resolve`); after its last cell, one more test item,
 ``<notebook>::registered figures``, asserts that it wrote a non-empty PDF and PNG of every figure
-the registry (:func:`spare_lib.figures.by_notebook`) promises for it, and no figure the registry
-does not know. (These checks used to need a second, papermill execution of every notebook in the
-unit tests; ``tests/figures/test_notebooks.py`` keeps one papermill run, of the pipeline itself.)
+the registry (:func:`spare_lib.figures.by_notebook`) promises for it, no figure the registry
+does not know, and that its cells glued every number its markdown pastes
+(:func:`spare_lib.figures.prose.glue_keys_in_markdown`). These checks used to need a second,
+papermill execution of every notebook in the unit tests; ``tests/figures/test_notebooks.py``
+keeps one papermill run, of the pipeline itself.
 """
 
 from __future__ import annotations
@@ -43,6 +45,17 @@ class RegisteredFigures(pytest.Item):
         written = {p.stem for p in out.glob("*.pdf")}
         unregistered = written - {s.stem for s in promised}
         assert not unregistered, f"{self.stem} saves figures missing from figures.REGISTRY: {unregistered}"
+        from spare_lib.figures.prose import glue_keys_in_markdown
+
+        glued = set()
+        for item in self.session.items:
+            if item.parent is self.parent and item is not self:
+                for o in getattr(item, "test_outputs", None) or []:
+                    name = (o.get("metadata") or {}).get("scrapbook", {}).get("name")
+                    if name:
+                        glued.add(name)
+        missing = glue_keys_in_markdown(self.path) - glued
+        assert not missing, f"{self.stem}: markdown pastes numbers its cells did not glue: {sorted(missing)}"
 
     def reportinfo(self):  # noqa: ANN201
         return self.path, None, f"{self.stem}: registered figures"

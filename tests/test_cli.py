@@ -145,7 +145,7 @@ def test_plan_default_is_the_predictive_model():
     assert d["model"] == "predict" and d["spare"]["r"] == 8 and d["rep"]["r"] == 3
     assert d["verdict"]["source"] == "model" and d["best"]["method"] == "spare"
     from spare_lib.cluster.planning import cluster_spec
-    from spare_lib.theory.predict_grid import optimise_checkpoint
+    from spare_lib.theory.predict.grid import optimise_checkpoint
 
     spec = cluster_spec(600_000, 1000, system_mtbf_s=300, step_s=70, checkpoint_s=58.8,
                         allreduce="ring")

@@ -2,8 +2,9 @@
 
 Subcommands
 -----------
-plan      which method, r and checkpoint period for a cluster (closed forms; ``--simulate N`` adds
-          simulated values per candidate); ends with one verdict over every method
+plan      which method, r and checkpoint period for a cluster (the fast model; ``--simulate N``
+          adds simulated trials per candidate); ends with one verdict over every method
+design    from a model, a token budget and a GPU fleet: the best group size, method, r and C
 simulate  one simulated training run on any cluster (the cluster flags of ``plan``)
 sweep     simulate every point of a CSV/YAML file (serial, local processes or Dask)
 trace     ``trace summary FILE`` / ``trace fit FILE``: describe a real failure log, fit laws to
@@ -28,6 +29,7 @@ from spare_lib.cli.commands import (
     add_warm_parser,
 )
 from spare_lib.cli.common import CliError, flag_names, one_line_warnings
+from spare_lib.cli.design import add_design_parser
 from spare_lib.cli.plan import add_plan_parser
 from spare_lib.cli.trace import add_trace_parser
 
@@ -42,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="spare", description="spare-lab: SPARe fault-tolerance models, simulation and figures")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     add_plan_parser(sub)
+    add_design_parser(sub)
     add_simulate_parser(sub)
     add_sweep_parser(sub)
     add_trace_parser(sub)

@@ -72,8 +72,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if not spec_m.redundancy and args.r not in (None, 1):
         raise CliError(f"--r must be 1 with --method {args.method} ({spec_m.label} has no "
                        f"redundancy), got {args.r}")
-    if args.method == "ckpt" and args.no_checkpoint:
-        raise CliError("--no-checkpoint does not apply to --method ckpt (CKPT-only is checkpoints)")
+    if spec_m.family == "checkpoint" and args.no_checkpoint:
+        raise CliError(f"--no-checkpoint does not apply to --method {args.method} ({spec_m.label} "
+                       "is checkpoints only)")
     for name in STRATEGY_KNOBS + LAYOUT_KNOBS + ("exact_patch",):
         k = KNOBS[name]
         if k.methods != ("all",) and knob_given(args, name) and args.method not in k.methods:
@@ -82,6 +83,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     r = (8 if args.r is None else args.r) if spec_m.redundancy else 1
     ckpt = "none" if args.no_checkpoint else (args.ckpt_steps if args.ckpt_steps is not None else "paper")
     steps = knob_value(args, "steps")
+    if args.ckpt_steps is not None and args.ckpt_steps > steps:
+        raise CliError(f"--ckpt-steps must be in [1, --steps = {steps}] (a longer interval only "
+                       f"writes the final checkpoint; --no-checkpoint writes none), got "
+                       f"{args.ckpt_steps}")
     try:
         spec = spec_from_args(args)
         cfg = spec.cluster_config(steps=steps, **run_overrides(args))

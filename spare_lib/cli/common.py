@@ -161,6 +161,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
         v["system_mtbf_s"] = None  # derived from the per-GPU MTBF
     if not knob_given(args, "allreduce_s"):
         v["allreduce_s"] = None  # derived from --allreduce
+    if hasattr(args, "stall_s"):  # the commands with the strategy flags: their run knobs
+        v.update(knob_values(args, STRATEGY_KNOBS, given_only=True))
     return cluster_spec(**v)
 
 

@@ -31,6 +31,10 @@ def _converter(k: Knob, flag: str, factor: float = 1.0):  # noqa: ANN202 - argpa
     def conv(text: str) -> Any:
         if k.kind == "choice":
             return k.check(text, name=flag)
+        if k.kind == "str":
+            if k.allow_none and text.strip().lower() == "none":
+                return None
+            return k.check(text, name=flag)
         if k.allow_none and text.lower() in ("none", "default"):
             return None
         try:
@@ -135,10 +139,13 @@ def knob_values(args: argparse.Namespace, names: Iterable[str], *,
 
 def given_flag(args: argparse.Namespace, name: str) -> str:
     """The flag the user typed for the knob (its alias if that is what was given)."""
-    for a in KNOBS[name].aliases:
+    k = KNOBS[name]
+    for a in k.aliases:
         if getattr(args, f"{name}__{a.unit}", None) is not None:
             return a.flag
-    return KNOBS[name].cli_flag
+    if k.kind == "bool" and k.default:
+        return "--no-" + k.cli_flag[2:]
+    return k.cli_flag
 
 
 __all__ = ["add_knob_args", "given_flag", "knob_given", "knob_value", "knob_values"]

@@ -35,16 +35,19 @@ from spare_lib.cli.common import (
 from spare_lib.cli.knobs import add_knob_args, given_flag, knob_given, knob_value
 from spare_lib.registry.knobs import KNOBS
 
-#: Knobs that only act with --simulate.
-SIMULATE_ONLY = ("plan_steps", "spare_r", "rep_r", "r_window", "checkpoint_factors",
-                 "min_restarts", "run_cap_t0", "common_failures")
+#: Knobs that only act with --simulate (the fast model reads none of them: Rep's placement is
+#: the same closed form, the seed draws nothing, the log's placement, checkpoint rule and
+#: chunks shape only the simulated failures).
+SIMULATE_ONLY = ("plan_steps", "max_trials", "spare_r", "rep_r", "r_window", "checkpoint_factors",
+                 "min_restarts", "run_cap_t0", "common_failures", "seed", "rep_placement",
+                 "failures_placement", "failures_checkpoint", "failures_chunk_s")
 #: Execution flags (dest names) that only act with --simulate.
-EXECUTION = ("workers", "backend", "scheduler", "cache_dir")
+EXECUTION = ("workers", "backend", "scheduler", "cache_dir", "progress")
 #: Knobs of a fault log (with --failures only).
 TRACE_KNOBS = ("failures_format", "failures_time_unit", "failures_system",
                "failures_gpus_per_node", "failures_n_nodes", "failures_window_s",
                "failures_method", "failures_placement", "failures_law", "failures_tolerance_s",
-               "gpus_per_server", "failures_checkpoint", "failures_chunk_s", "failures_horizon_s")
+               "gpus_per_server", "failures_checkpoint", "failures_chunk_s")
 #: Knobs a fault log replaces, and why (refused with --failures).
 NOT_WITH_FAILURES = {
     "system_mtbf_s": "the log sets the failure rate",
@@ -130,7 +133,7 @@ def add_plan_parser(sub: Any) -> None:
         help=KNOBS["simulate"].help)
     e.add_argument("--steps", dest="plan_steps", type=_steps_arg, default=None,
                    help=f"{KNOBS['plan_steps'].help} (default auto)")
-    add_knob_args(e, ("min_restarts", "run_cap_t0", "common_failures", "seed"))
+    add_knob_args(e, ("max_trials", "min_restarts", "run_cap_t0", "common_failures", "seed"))
     e.add_argument("--workers", type=positive_int("--workers"), default=None,
                    help="simulation processes (default: all cores)")
     e.add_argument("--backend", choices=("processes", "serial", "dask"), default=None,
@@ -161,9 +164,14 @@ def check_plan_flags(args: argparse.Namespace, methods: tuple[str, ...]) -> None
     from spare_lib.registry.methods import method
 
     if args.simulate is None:
-        for name in SIMULATE_ONLY + EXECUTION:
+        for name in SIMULATE_ONLY:
             if _given(args, name):
                 raise CliError(f"{_flag(args, name)} only applies with --simulate N_TRIALS")
+        for name in EXECUTION:
+            if getattr(args, name, None) is not None:
+                flag = ("--progress" if args.progress else "--no-progress") \
+                    if name == "progress" else _flag(args, name)
+                raise CliError(f"{flag} only applies with --simulate N_TRIALS")
     for name in STRATEGY_KNOBS + LAYOUT_KNOBS + ("spare_r", "rep_r", "r_window"):
         k = KNOBS[name]
         if k.methods != ("all",) and _given(args, name) and not set(k.methods) & set(methods):
@@ -191,8 +199,10 @@ def check_plan_flags(args: argparse.Namespace, methods: tuple[str, ...]) -> None
     if args.backend == "dask" or args.cache_dir is not None:
         raise CliError(f"{'--backend dask' if args.backend == 'dask' else '--cache-dir'} does not "
                        "apply with --failures (trace-driven runs go to local processes, uncached)")
-    if _given(args, "failures_law") and knob_value(args, "failures_method") != "fitted":
-        raise CliError("--failures-law only applies with --failures-method fitted")
+    for name in ("failures_law", "failures_tolerance_s"):
+        if _given(args, name) and knob_value(args, "failures_method") != "fitted":
+            raise CliError(f"{_flag(args, name)} only applies with --failures-method fitted "
+                           "(block-bootstrap replays the log's own instants)")
 
 
 def _trace(args: argparse.Namespace) -> Any:
@@ -206,7 +216,6 @@ def _trace(args: argparse.Namespace) -> Any:
         gpus_per_server=knob_value(args, "gpus_per_server"),
         tolerance_s=knob_value(args, "failures_tolerance_s"),
         chunk_s=knob_value(args, "failures_chunk_s"),
-        horizon_s=knob_value(args, "failures_horizon_s"),
         checkpoint_rule=knob_value(args, "failures_checkpoint"),
         gpus_per_node_given=_given(args, "failures_gpus_per_node") or tr.gpus_per_node is not None
         and tr.label in ("stepfun", "titan"))
@@ -226,7 +235,8 @@ def request_from_args(args: argparse.Namespace) -> Any:
         spare_r=args.spare_r, rep_r=args.rep_r, r_window=knob_value(args, "r_window"),
         checkpoint_factors=tuple(fs), layout=knob_value(args, "layout"),
         rep_placement=knob_value(args, "rep_placement"), model=knob_value(args, "model"),
-        trials=args.simulate, steps=knob_value(args, "plan_steps"),
+        trials=args.simulate, max_trials=knob_value(args, "max_trials"),
+        steps=knob_value(args, "plan_steps"),
         min_restarts=knob_value(args, "min_restarts"), run_cap_t0=knob_value(args, "run_cap_t0"),
         common_failures=knob_value(args, "common_failures"), seed=knob_value(args, "seed"),
         backend=args.backend or "processes", workers=args.workers, client=args.scheduler,

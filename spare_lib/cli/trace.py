@@ -79,7 +79,8 @@ def load_from_args(path: str, args: argparse.Namespace, prefix: str = "", flag: 
         from pathlib import Path
 
         msg = msg.removeprefix(f"{Path(path).name}: ")  # the loaders name the file; so do we
-        raise CliError(f"{flag} {path!r}: {flag_names(msg, _load_names(prefix))}") from None
+        given = f" as --{prefix}format {a['format']}" if a["format"] is not None else ""
+        raise CliError(f"{flag} {path!r}{given}: {flag_names(msg, _load_names(prefix))}") from None
     if a["system"] is not None and trace.label != "lanl":
         raise CliError(f"--{prefix}system is only meaningful for LANL logs, got a {trace.label} log")
     if a["time_unit"] is not None and trace.label != "csv":

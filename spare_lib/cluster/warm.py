@@ -109,6 +109,42 @@ def _warm_rectlr() -> None:
     min_cost_flow(2, np.array([0]), np.array([1]), np.array([1]), np.array([1.0]), 0, 1)
 
 
+def _warm_microbatch() -> None:
+    """Micro-batch RECTLR (stateless, incremental, retry patch, fixed-L flow) and its MC."""
+    import numpy as np
+
+    from spare_lib.rectlr.microbatch import (
+        max_flow_at,
+        microbatch_assign,
+        microbatch_kernel_ws,
+        microbatch_workspace,
+    )
+    from spare_lib.rectlr.microbatch_inc import (
+        MicrobatchController,
+        microbatch_inc_invalidate,
+        microbatch_retry_patch,
+    )
+    from spare_lib.rectlr.microbatch_mc import makespan_mc
+    from spare_lib.stacking import ruler_layout
+    from spare_lib.theory.microbatch import arc_valid_prob
+
+    lay = ruler_layout(12, 3)
+    alive = np.ones(12, dtype=np.bool_)
+    alive[[0, 5]] = False
+    full = microbatch_assign(lay, np.ones(12, dtype=np.bool_), 4).counts
+    microbatch_assign(lay, alive, 4)
+    max_flow_at(lay.stacks, alive, 4, 8)
+    ctl = MicrobatchController(lay, 4)
+    ctl.fail([0])
+    ctl.patch(np.zeros((12, 3), dtype=np.int64))
+    microbatch_retry_patch(lay, alive, 4, full, np.zeros((12, 3), dtype=np.int64))
+    ws = microbatch_workspace(lay.stacks.copy())
+    microbatch_kernel_ws(lay.stacks.copy(), alive, 4, True, *ws)
+    microbatch_inc_invalidate(ws[6])
+    makespan_mc(lay, 4, 2, seed=0)
+    arc_valid_prob(12, 0.1, 4, 6, 2)
+
+
 def _warm_theory() -> None:
     import numpy as np
 
@@ -138,6 +174,7 @@ WARMUPS: tuple[tuple[str, Callable[[], None]], ...] = (
     ("barrier samplers", _warm_barrier),
     ("wipe-out sampling", _warm_stacking),
     ("RECTLR", _warm_rectlr),
+    ("micro-batch RECTLR", _warm_microbatch),
     ("theory (Monte Carlo, predictive model)", _warm_theory),
     ("correlated failures", _warm_correlated),
 )

@@ -6,8 +6,13 @@ Builder modules (import them by name; they pull in matplotlib and the layers the
 :mod:`~spare_lib.figures.theory` (30), :mod:`~spare_lib.figures.theory_mc` (35),
 :mod:`~spare_lib.figures.runtime` (40), :mod:`~spare_lib.figures.cluster` (50, 60, 90).
 :mod:`~spare_lib.figures.pipeline` runs the notebooks (``spare figures``).
+:mod:`~spare_lib.figures.prose` glues computed numbers into notebook markdown and checks the
+prose's claims (:class:`Checks`); :mod:`~spare_lib.figures.docs_numbers` generates and checks the
+numbers of ``docs/`` and the README; :func:`write_results` writes every committed result file.
 """
 
+from spare_lib._util.results_io import write_results
+from spare_lib.figures.prose import Checks, glue, glue_many, glue_table
 from spare_lib.figures.registry import REGISTRY, FigureSpec, by_notebook, readme_in_sync, update_readme
 from spare_lib.figures.style import (
     COLUMN_IN,
@@ -18,5 +23,6 @@ from spare_lib.figures.style import (
     use_style,
 )
 
-__all__ = ["REGISTRY", "FigureSpec", "by_notebook", "readme_in_sync", "update_readme", "COLUMN_IN",
+__all__ = ["Checks", "glue", "glue_many", "glue_table", "write_results", "REGISTRY", "FigureSpec",
+           "by_notebook", "readme_in_sync", "update_readme", "COLUMN_IN",
            "LAYOUT_STYLE", "METHOD_STYLE", "PAGE_IN", "save_figure", "use_style"]

@@ -14,7 +14,7 @@ _LABEL = {"spare": "SPARe+CKPT", "rep": "Rep+CKPT"}
 def make_predict_vs_sim(points: Any) -> Any:
     """TTT/T0 (top) and availability (bottom) against r on the paper's grid, one column per N.
 
-    ``points``: :func:`spare_lib.theory.predict_validation.point_table` of the paper grid.
+    ``points``: :func:`spare_lib.theory.predict.validation.point_table` of the paper grid.
     Markers: simulation (mean ± 2 s.e.); solid lines: the model; dotted: Eq. 7 (top) and Eq. 2's
     A* (bottom).
     """
@@ -112,7 +112,7 @@ def make_predict_errors(tables: dict[str, Any]) -> Any:
 def make_eq7_gap_waterfall(waterfalls: dict[str, Any], sim: dict[str, float]) -> Any:
     """Waterfall from Eq. 7 to the simulation at the paper's optima, one panel per case.
 
-    ``waterfalls``: case label -> :func:`~spare_lib.theory.predict_validation.eq7_waterfall`
+    ``waterfalls``: case label -> :func:`~spare_lib.theory.predict.validation.eq7_waterfall`
     table; ``sim``: case label -> simulated mean TTT/T0 (the last bar, with the residual).
     """
     import matplotlib.pyplot as plt

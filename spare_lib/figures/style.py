@@ -90,3 +90,18 @@ def save_figure(fig: Figure, stem: str, out_dir: str | os.PathLike[str] | None =
     if close:
         plt.close(fig)
     return pdf, png
+
+
+def save_figure_to(fig: Figure, path: str | os.PathLike[str], close: bool = True) -> Path:
+    """Write ``fig`` to one file (``.pdf``, ``.png`` or ``.svg``, by its extension) with the
+    fixed metadata of :func:`save_figure` (a command's ``--plot FILE``)."""
+    path = Path(path)
+    meta = {".pdf": {"Creator": "spare-lab", "Producer": "spare-lab", "CreationDate": None,
+                     "ModDate": None}, ".png": {"Software": "spare-lab"}, ".svg": {}}
+    if path.suffix.lower() not in meta:
+        raise ValueError(f"path must end in .pdf, .png or .svg, got {str(path)!r}")
+    with mpl.rc_context({"pdf.fonttype": 42, "svg.hashsalt": "spare-lab"}):
+        fig.savefig(path, metadata=meta[path.suffix.lower()] or None)
+    if close:
+        plt.close(fig)
+    return path

@@ -14,6 +14,10 @@ reference
     A plain SciPy/NetworkX implementation (the tests' oracle) and the worked example of Fig. 3.
 sequences
     RECTLR along random failure sequences (Phase-0 share, S* − c(k), moves) and timings.
+microbatch, microbatch_inc, microbatch_mc
+    Micro-batch RECTLR (issue 25): the least makespan L* of b micro-batches per shard (Dinic
+    with Dinkelbach steps over L), stateless and incremental kernels, the retry patch, the
+    Monte Carlo of L*(k) along failure sequences (docs/microbatch.md).
 """
 
 from spare_lib.rectlr.controller import Controller, Plan, rectlr

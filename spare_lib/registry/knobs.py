@@ -35,6 +35,7 @@ from typing import Any
 
 #: Groups of knobs, in the order of ``docs/knobs.md`` and of the CLI's help.
 GROUPS = {
+    "job": "the training job of spare design (model, tokens, fleet)",
     "cluster": "cluster hardware (the planner derives a run's T_a, m and T_s from it)",
     "run": "one simulated run (ClusterConfig)",
     "failures": "failure law and failure domains",
@@ -209,6 +210,27 @@ _NONNEG = {"lo": 0.0}
 _POS = {"lo": 0.0, "lo_open": True}
 
 _TABLE: tuple[Knob, ...] = (
+    # ---------------------------------------------------------------- the job (spare design)
+    _k("params", "", None, "P, parameters of the model (e.g. 405e9)", "job", lo=1.0,
+       hi=1e16),
+    _k("tokens", "", None, "T, training tokens (e.g. 15.6e12)", "job", lo=1.0, hi=1e18),
+    _k("gpu", "", "h100", "GPU type: its peak dense BF16 FLOP/s and memory (docs/design.md)",
+       "job", kind="choice", choices=("h100", "h200", "b200", "mi300x")),
+    _k("mfu", "1", 0.40, "model-FLOPs utilisation, end to end (Llama 3 reports 0.38-0.43 on "
+       "H100)", "job", lo=0.0, hi=1.0, lo_open=True),
+    _k("tokens_per_step", "", 16e6, "B, the global batch in tokens", "job", lo=1.0, hi=1e15),
+    _k("seq_tokens", "", 8192, "tokens of one sequence: every group gets at least one per step",
+       "job", kind="int", lo=1, hi=1e9),
+    _k("memory_headroom", "1", 0.8, "share of a GPU's memory the training state (16 bytes per "
+       "parameter) may take; the rest is for activations", "job", lo=0.0, hi=1.0, lo_open=True),
+    _k("storage_bw_bytes_s", "B/s", 3.4e11, "aggregate checkpoint write bandwidth (T_s = 14 "
+       "bytes per parameter over it)", "job", lo=0.0, lo_open=True),
+    _k("exposed_allreduce", "1", 0.0, "share of the all-reduce not hidden behind compute (0: "
+       "the MFU already includes it; 1: the paper's step = compute + T_a)", "job", lo=0.0,
+       hi=1.0),
+    _k("group_sizes", "", None, "group sizes to try, e.g. 64,128,512 (default: powers of two "
+       "from the smallest that holds the training state)", "job", kind="str", allow_none=True),
+    _k("top", "", 10, "plans to print", "job", kind="int", lo=1, hi=10_000),
     # ---------------------------------------------------------------- cluster hardware
     _k("gpus", "GPUs", 600_000, "GPUs of the cluster", "cluster", kind="int", lo=2, hi=1e12),
     _k("gpus_per_group", "GPUs", 1000, "GPUs per data-parallel group; N = floor(gpus / "
@@ -338,6 +360,10 @@ _TABLE: tuple[Knob, ...] = (
     _k("simulate", "", None, "also simulate every candidate this many times with common random "
        "numbers (>= 2 for intervals; default: the model only)", "evaluation", kind="int", lo=1,
        hi=10_000, allow_none=True, flag="--simulate"),
+    _k("max_trials", "", None, "sequential trials: add trials (doubling, common random "
+       "numbers) to the methods' choices until the leading pair's paired interval excludes 0, "
+       "up to this many (default: the --simulate trials only)", "evaluation", kind="int", lo=2,
+       hi=10_000, allow_none=True),
     _k("plan_steps", "steps", "auto", "committed steps per simulated run: an integer, or 'auto' "
        "(at least 10,000, more until the near-best candidates expect >= min_restarts restarts)",
        "evaluation", kind="str", flag="--steps"),
@@ -389,9 +415,6 @@ _TABLE: tuple[Knob, ...] = (
        "trace", kind="choice", choices=("closed-form", "paper")),
     _k("failures_chunk_s", "s", None, "length of each synthesized block of failures (default: "
        "the log's window)", "trace", lo=0.0, lo_open=True, allow_none=True),
-    _k("failures_horizon_s", "s", None, "first horizon of each trial's failures (default: 1.5 x "
-       "the model's time-to-train of the slowest candidate; runs that outlast it are rerun on a "
-       "longer one)", "trace", lo=0.0, lo_open=True, allow_none=True),
 )
 
 #: Every knob by name.
@@ -419,6 +442,11 @@ def register(*new: Knob) -> None:
         KNOBS[k.name] = k
 
 
+def knob_default_text(k: Knob) -> str:
+    """The default as people read it: '600000', '0.05', '1.8e8', 'derived', 'ring'."""
+    return _fmt_default(k)
+
+
 def _fmt_default(k: Knob) -> str:
     d = k.default
     if d is None:
@@ -442,4 +470,4 @@ def knobs_markdown() -> str:
 
 
 __all__ = ["ALL", "GROUPS", "KINDS", "KNOBS", "Alias", "Knob", "check_knob", "knob",
-           "knobs_markdown", "register"]
+           "knob_default_text", "knobs_markdown", "register"]

@@ -109,12 +109,13 @@ METHODS: dict[str, MethodSpec] = {m.name: m for m in (
                predict=True, paper=True),
     MethodSpec("spare+repair", "SPARe+repair+CKPT", "SPARe+repair", "spare", layout=True,
                redundancy=True, rejoins=True, restarts_when="wipeout",
-               knobs=("layout", "exact_patch", *_REJOIN)),
+               knobs=("layout", "exact_patch", *_REJOIN), predict=True),
     MethodSpec("elastic-drop", "Elastic-drop+CKPT", "Elastic-drop", "elastic", rejoins=True,
-               exact_batch=False, restarts_when="all-dead", knobs=(*_REJOIN, "min_live")),
+               exact_batch=False, restarts_when="all-dead", knobs=(*_REJOIN, "min_live"),
+               predict=True),
     MethodSpec("elastic-rebalance", "Elastic-rebalance+CKPT", "Elastic-rebalance", "elastic",
                rejoins=True, restarts_when="all-dead",
-               knobs=(*_REJOIN, "microbatches", "fetch_s")),
+               knobs=(*_REJOIN, "microbatches", "fetch_s"), predict=True),
 )}
 
 #: The paper's three methods, in the paper's order: the planner's default candidates.

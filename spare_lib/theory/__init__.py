@@ -14,6 +14,13 @@ montecarlo
     Exact S* along failure sequences (numba b-matching), μ and replication Monte Carlo.
 validation
     Tables that put the formulas next to the Monte Carlo (notebooks 30 and 35).
+repair
+    Failures and time to wipe-out of SPARe whose failed groups rejoin (a birth–death chain).
+correlated
+    Failure domains: μ and S̄ when whole domains fail at once.
+predict
+    The predictive time-to-train model (a subpackage: model, terms, curves, cycle, chain, grid,
+    validation; ``docs/predictive_model.md``).
 """
 
 from spare_lib.theory.closed import (

@@ -75,6 +75,7 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
     t = down = 0.0
     committed, last, samples, last_samples = 0, 0, 0.0, 0.0
     restarts = masked = rejoined = redone = job_fails = 0
+    loads: list[tuple[int, int]] = []  # (micro-batches per survivor, dead groups) per commit
     pending = False
     pend_det = 0.0
     jp = 0
@@ -261,6 +262,7 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
             committed, samples = last, last_samples
             continue
         committed += 1
+        loads.append((load, N - sum(alive)))
         samples += sum(alive) / N if method == "elastic-drop" else 1.0
         done = samples >= cfg.steps
         if C is not None and (committed % C == 0 or done):
@@ -278,4 +280,5 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
                     last, last_samples = committed, samples
                     break
     return {"total_s": t, "down_s": down, "full_restarts": restarts, "masked_failures": masked,
-            "rejoins": rejoined, "steps_redone": redone, "job_failures": job_fails}
+            "rejoins": rejoined, "steps_redone": redone, "job_failures": job_fails,
+            "loads": loads}

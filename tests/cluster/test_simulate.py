@@ -210,23 +210,39 @@ def test_spare_failures_between_restarts_match_sampler() -> None:
 
 # ---------------------------------------------------------------- invariants, determinism
 
-@settings(max_examples=12, deadline=None)
-@given(method=st.sampled_from(["spare", "rep", "ckpt"]), r=st.integers(2, 4),
-       C=st.one_of(st.none(), st.integers(1, 5)), seed=st.integers(0, 2**32 - 1))
-def test_invariants(method: str, r: int, C: int | None, seed: int) -> None:
-    r = 1 if method == "ckpt" else r
-    # m = 1000 s against ~70-260 s steps: several restarts, yet always finishing
-    cfg = h100_600k(40, steps=30, system_mtbf_s=1000.0, restart_s=300.0)
+@settings(max_examples=24, deadline=None)
+@given(method=st.sampled_from(["spare", "rep", "ckpt", "spare+repair", "elastic-drop",
+                               "elastic-rebalance"]),
+       r=st.integers(2, 4), C=st.one_of(st.none(), st.integers(1, 5)),
+       b=st.sampled_from([1, 4]), seed=st.integers(0, 2**32 - 1))
+def test_invariants(method: str, r: int, C: int | None, b: int, seed: int) -> None:
+    """Accounting identities of every registered method (SPEC §3–5, docs/strategies.md)."""
+    r = r if method in ("spare", "rep", "spare+repair") else 1
+    # m = 1000 s against ~70-260 s steps: several restarts (or masked failures and rejoins after
+    # 600 s for the rejoining methods), yet always finishing
+    cfg = h100_600k(40, steps=30, system_mtbf_s=1000.0, restart_s=300.0, rejoin_s=600.0,
+                    microbatches=b)
     res = simulate(method, 40, r, C, cfg, seed=seed)
     assert res.completed
     assert res.up_s + res.down_s == pytest.approx(res.total_s)
     assert 0 < res.availability <= 1
-    assert res.commits - res.steps_redone == cfg.steps
     assert res.restart_s >= res.full_restarts * cfg.restart_s - 1e-6
     assert res.total_s >= cfg.steps * 64 * res.overhead * 0.8
-    if method == "spare":
-        assert 1.0 <= res.overhead <= r
     assert len(res.failures_between_restarts) == res.full_restarts
+    if method == "elastic-drop":  # a step with dead groups commits fewer samples: more commits
+        assert res.commits - res.steps_redone >= cfg.steps
+        assert 0 <= res.dropped_sample_fraction < 1
+    else:  # every committed step trains the whole global batch
+        assert res.commits - res.steps_redone == cfg.steps
+        assert res.dropped_sample_fraction == 0
+    if method in ("spare", "spare+repair"):
+        assert 1.0 <= res.overhead <= r
+    if method == "elastic-rebalance":  # ⌈N·b/n_alive⌉/b micro-batch units per survivor, ≥ 1 shard
+        assert res.overhead >= 1.0
+    if method in ("spare+repair", "elastic-drop", "elastic-rebalance"):
+        assert res.rejoins <= res.masked_failures  # a group rejoins only after a masked failure
+    else:
+        assert res.rejoins == 0
 
 
 def test_determinism_and_seed_sensitivity() -> None:
@@ -277,11 +293,42 @@ def test_simulate_many_bad_backend_raises() -> None:
         simulate_many(_backend_tasks(), seed=1, backend="threads")
 
 
-def test_exact_patch_costs_at_least_the_capped_one() -> None:
-    cfg = h100_600k(200, steps=400)
-    capped = simulate("spare", 200, 9, 15, cfg, seed=5)
-    exact = simulate("spare", 200, 9, 15, cfg, seed=5, exact_patch=True)
-    assert exact.completed and exact.patch_overhead >= capped.patch_overhead * 0.9
+def _survivable_failures(N: int, r: int, k: int, seed: int) -> list[int]:
+    """k groups whose simultaneous death leaves every shard type a live holder (ruler layout)."""
+    offsets = np.array(ruler_layout(N, r).offsets)
+    live = np.full(N, r)  # live holders per type; group g holds types (g + o) mod N
+    dead: list[int] = []
+    for g in np.random.default_rng(seed).permutation(N):
+        types = (g + offsets) % N
+        if (live[types] >= 2).all():
+            live[types] -= 1
+            dead.append(int(g))
+        if len(dead) == k:
+            return dead
+    raise AssertionError("not enough survivable failures")
+
+
+@pytest.mark.parametrize(("k", "strictly"), [(6, False), (110, True)])
+def test_exact_patch_costs_at_least_the_capped_one(k: int, strictly: bool) -> None:
+    """One failure event (k groups die at the same instant, no jitter, no other failure): both runs
+    are identical up to it and differ only in the retry's patch. The capped patch computes at most
+    one stack per changed survivor (the paper's simulator), the exact one every newly assigned type:
+    the same when the depth S rises by one (k = 6: S 1 → 2), more when it rises by two
+    (k = 110 > N/2: S 1 → 3, a survivor computes two new types)."""
+    N, r = 200, 9
+    cfg = h100_600k(N, steps=50, jitter_sigma=0.0)
+    trace = np.array([[70.0 * 10.5, g] for g in _survivable_failures(N, r, k, seed=1)])
+    with pytest.warns(RuntimeWarning, match="failure trace ends"):
+        capped = simulate("spare", N, r, 15, cfg, seed=5, failure_trace=trace)
+    with pytest.warns(RuntimeWarning, match="failure trace ends"):
+        exact = simulate("spare", N, r, 15, cfg, seed=5, failure_trace=trace, exact_patch=True)
+    assert capped.full_restarts == exact.full_restarts == 0 and capped.masked_failures == k
+    assert capped.patch_overhead > 0
+    if strictly:
+        assert exact.patch_overhead >= 2 * capped.patch_overhead - 1e-12
+        assert exact.total_s > capped.total_s
+    else:
+        assert exact.patch_overhead == capped.patch_overhead and exact.total_s == capped.total_s
 
 
 def test_max_wall_stops_with_warning() -> None:

@@ -3,15 +3,19 @@
 Every notebook is executed once per ``make test``, by nbval, where it also checks that it wrote
 each figure it registers and nothing else (``notebooks/conftest.py``). This test covers the other
 way notebooks run, :func:`spare_lib.figures.pipeline.run_notebook` with its parameters and its
-``OUT_DIR``, on the quickest notebook, with the same figure checks.
+``OUT_DIR``, on the quickest notebook, with the same figure checks and the glue check (every
+number its markdown pastes was glued by the run).
 """
 
 from __future__ import annotations
+
+import json
 
 import pytest
 
 from spare_lib.figures import by_notebook
 from spare_lib.figures.pipeline import NOTEBOOK_DIR, run_notebook
+from spare_lib.figures.prose import glue_keys_in_markdown, glued_keys
 
 #: The quickest notebook (about 6 s in smoke mode): the pipeline, not the notebook, is tested.
 PIPELINE_NOTEBOOK = NOTEBOOK_DIR / "10_stacking_and_wipeout.ipynb"
@@ -23,6 +27,8 @@ def test_run_notebook_smoke_writes_registered_figures(tmp_path):
     out = tmp_path / "out"
     executed = run_notebook(path, smoke=True, out_dir=out, executed_dir=tmp_path / "executed")
     assert executed.exists() and executed.parent == tmp_path / "executed"
+    missing = glue_keys_in_markdown(path) - glued_keys(json.loads(executed.read_text()))
+    assert not missing, f"{path.stem}: markdown pastes numbers the run did not glue: {sorted(missing)}"
     promised = by_notebook().get(path.stem, [])
     assert promised, f"{path.stem} registers no figure: pick a notebook that does"
     for spec in promised:

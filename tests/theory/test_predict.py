@@ -12,10 +12,10 @@ import pytest
 from predict_config import cfg600k
 from scipy.special import gamma, gammainccinv
 
-from spare_lib.theory import predict_cycle as P
+from spare_lib.theory.predict import cycle as P
 from spare_lib.theory.predict import eq7, mu_in_convention, mu_to_index, predict
-from spare_lib.theory.predict_grid import argmin_int, optimise_checkpoint, recommend
-from spare_lib.theory.predict_terms import (
+from spare_lib.theory.predict.grid import argmin_int, optimise_checkpoint, recommend
+from spare_lib.theory.predict.terms import (
     Clock,
     emax_std_normal,
     expected_max_stack_sum,
@@ -24,7 +24,7 @@ from spare_lib.theory.predict_terms import (
     restart_law,
     single_cover_share,
 )
-from spare_lib.theory.predict_validation import (
+from spare_lib.theory.predict.validation import (
     eq7_waterfall,
     r_agreement,
     r_around,
@@ -337,3 +337,22 @@ def test_grids_and_agreement_helpers():
                       "sim_ttt_se": [0.01, 0.01, 0.01], "model_ttt": [3.1, 2.1, 2.0]})
     a = r_agreement(t, ["g"])
     assert a.sim_best_r[0] == 3 and a.sim_tie_set[0] == [3, 4] and bool(a.agree[0])
+
+
+def test_subpackage_exports_its_modules():
+    """``theory.predict`` is a subpackage whose public names are its modules' objects, and whose
+    docstring names every module."""
+    import spare_lib.theory.predict as pkg
+    from spare_lib.theory.predict import grid, model
+
+    assert pkg.predict is model.predict and pkg.Prediction is model.Prediction
+    assert grid.optimise_checkpoint is pkg.optimise_checkpoint and grid.recommend is pkg.recommend
+    import pathlib
+    import re
+
+    modules = sorted(p.stem for p in pathlib.Path(pkg.__file__).parent.glob("*.py")
+                     if p.stem != "__init__")
+    listed = set(re.findall(r"^(\w+(?:, \w+)*)$", pkg.__doc__, flags=re.M))
+    named = {m for line in listed for m in line.split(", ")}
+    assert {"model", "terms", "curves", "cycle", "chain", "grid", "validation"} <= set(modules)
+    assert set(modules) <= named, set(modules) - named

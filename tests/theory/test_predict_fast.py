@@ -18,9 +18,9 @@ import pytest
 from predict_config import cfg600k
 
 from spare_lib.theory import finite as F
-from spare_lib.theory import predict_cycle as P
 from spare_lib.theory.predict import clear_caches, predict
-from spare_lib.theory.predict_terms import (
+from spare_lib.theory.predict import cycle as P
+from spare_lib.theory.predict.terms import (
     Clock,
     failed_fraction,
     failed_fractions_many,

@@ -18,9 +18,9 @@ import numpy as np
 import pytest
 from predict_config import cfg600k as cfg
 
-from spare_lib.theory import predict_chain as Q
-from spare_lib.theory import predict_cycle as P
 from spare_lib.theory.predict import MECHANISMS, predict
+from spare_lib.theory.predict import chain as Q
+from spare_lib.theory.predict import cycle as P
 
 #: Wide-grid setting 33 (N = 5000, m = 5 min, T_r = 5 min, k = 0.6, 2,000 steps): the run is
 #: about one cycle long.

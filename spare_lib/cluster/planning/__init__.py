@@ -9,9 +9,11 @@ Modules
 request
     :class:`PlanRequest` (cluster, failures, methods, search, evaluation) and
     :class:`TraceFailures` (a fault log as the failure source).
+spec
+    :class:`ClusterSpec` and :func:`cluster_spec`: the cluster, from its hardware.
 fast
-    :class:`ClusterSpec`, :func:`cluster_spec` and the paper's three methods from the predictive
-    model or the closed forms (Eqs. 2, 5, 7): :func:`plan`, :func:`closed_form_point`.
+    The paper's three methods from the predictive model or the closed forms (Eqs. 2, 5, 7):
+    :func:`plan`, :func:`closed_form_point`.
 models
     The fast model of every registered method (:func:`~.models.fast_model`).
 layouts
@@ -50,18 +52,17 @@ from spare_lib.cluster.planning.fast import (
     REP_R,
     SPARE_WINDOW,
     ClosedFormPoint,
-    ClusterSpec,
     Plan,
     closed_form_point,
-    cluster_spec,
     plan,
     rep_r_max,
 )
 from spare_lib.cluster.planning.pipeline import SCHEMA, PlanResult, run_plan
 from spare_lib.cluster.planning.request import PlanRequest, TraceFailures
+from spare_lib.cluster.planning.spec import MAX_PLAN_N, RUN_KNOBS, ClusterSpec, cluster_spec
 
 __all__ = ["SCHEMA", "PlanRequest", "PlanResult", "TraceFailures", "run_plan",
            "ALLREDUCE_CHOICES", "CKPT_FACTORS", "LABELS", "LAYOUTS", "MAX_WALL_T0", "METHODS",
            "MODELS", "PLAN_STEPS", "PREDICT_LAYOUTS", "REP_PLACEMENTS", "REP_R", "SPARE_WINDOW",
-           "ClosedFormPoint", "ClusterSpec", "Plan", "closed_form_point", "cluster_spec", "plan",
-           "rep_r_max"]
+           "ClosedFormPoint", "ClusterSpec", "MAX_PLAN_N", "RUN_KNOBS", "Plan",
+           "closed_form_point", "cluster_spec", "plan", "rep_r_max"]

@@ -20,11 +20,11 @@ from typing import Any
 import numpy as np
 
 from spare_lib.cluster.config import ClusterConfig
-from spare_lib.cluster.planning.fast import ClusterSpec
 from spare_lib.cluster.planning.layouts import spare_layout
 from spare_lib.cluster.planning.models import FastModel
 from spare_lib.cluster.planning.request import PlanRequest
 from spare_lib.cluster.planning.results import SimulatedPoint
+from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.registry.methods import method as method_spec
 
 _SPEC_DEFAULTS = {"domain_size": 1, "domain_fault_share": 0.0, "run": ()}

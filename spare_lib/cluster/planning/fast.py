@@ -21,12 +21,8 @@ the paper's N = 200, 600, 1000, where step_s = 66, 70, 74 s gives 64 s of comput
 the whole step by S̄ as the paper does; the checkpoint period in steps divides T_c* by the mean
 step time at that depth, S̄·compute + T_a.
 
-:func:`plan_simulated` runs the discrete-event simulator (:func:`spare_lib.cluster.runs.simulate.simulate`)
-for every candidate r at the closed-form checkpoint interval, then for a few multiples of that
-interval at the best r, through :func:`spare_lib.cluster.runs.sweeps.run_sweep` (local process pool, seeds
-derived from each point with :func:`spare_lib.cluster.runs.sweeps.point_seed`). It reports mean and spread per
-(method, r, interval), the r and interval recommended by the simulation and how far they are from
-the closed form's. The paper's own closed form and simulation disagree on r* (8/10/10 vs 9/8/9).
+The planner around it (:func:`spare_lib.cluster.planning.run_plan`) simulates the candidates and
+plans every registered method; the cluster is :class:`~spare_lib.cluster.planning.spec.ClusterSpec`.
 
 Example
 -------
@@ -48,13 +44,9 @@ from typing import Any
 import numpy as np
 
 from spare_lib import theory as th
-from spare_lib._util.validate import check_int, check_positive, check_probability
+from spare_lib._util.validate import check_int
 from spare_lib.cluster.config import (
     ALLREDUCE_ALGORITHMS,
-    FAILURE_DISTRIBUTIONS,
-    ClusterConfig,
-    allreduce_600k_s,
-    allreduce_time_s,
     analytic_checkpoint_interval,
 )
 from spare_lib.cluster.planning.layouts import (
@@ -62,7 +54,8 @@ from spare_lib.cluster.planning.layouts import (
     _domain_notes,
     _spare_mu_overhead_layout,
 )
-from spare_lib.registry.knobs import KNOBS
+from spare_lib.cluster.planning.spec import ClusterSpec
+from spare_lib.registry.methods import METHODS as METHOD_SPECS
 from spare_lib.stacking.layout import max_ruler_r
 
 METHODS = ("spare", "rep", "ckpt")
@@ -89,7 +82,7 @@ MODELS: dict[str, tuple[str, str, str]] = {
                 "theory.predict, the semi-analytic time-to-train model (barrier over N jittered "
                 "groups, restart windows, renewed Weibull clocks, rework, failure events with "
                 "patch compute; docs/predictive_model.md); C per r is the model's argmin "
-                "(theory.predict_grid.optimise_checkpoint)"),
+                "(theory.predict.optimise_checkpoint)"),
 }
 #: SPARe layouts the predictive model covers (the others fall back to the finite closed forms).
 PREDICT_LAYOUTS = ("ruler", "consecutive")
@@ -123,249 +116,6 @@ def rep_r_max(N: int) -> int:
 #: Default multipliers of the closed-form checkpoint interval simulated at the best r (stage 2 of
 #: :func:`plan_simulated`).
 CKPT_FACTORS = (0.5, 0.75, 1.5, 2.0)
-
-
-#: ClusterConfig knobs a :class:`ClusterSpec` may carry besides its hardware-derived times.
-RUN_KNOBS = ("stall_s", "rejoin_s", "rejoin_stall_s", "microbatches", "fetch_s", "jitter_sigma",
-             "allreduce_fail_factor")
-
-
-def _check_group_size(gpus: int, gpus_per_group: Any) -> int:
-    """``gpus_per_group`` as an int in [1, gpus/2]: at least N = 2 groups must fit."""
-    gpg = check_int("gpus_per_group", gpus_per_group, lo=1)
-    if gpg > gpus // 2:
-        raise ValueError(f"gpus_per_group must be in [1, {gpus // 2}] (at least N = 2 groups of "
-                         f"gpus_per_group GPUs in gpus = {gpus}), got {gpg}")
-    return gpg
-
-
-@dataclass(frozen=True)
-class ClusterSpec:
-    """A cluster to plan for; times in seconds (build it with :func:`cluster_spec`).
-
-    Attributes
-    ----------
-    gpus : int
-        GPUs of the cluster.
-    gpus_per_group : int
-        GPUs M of one data-parallel group (one model replica); N = ⌊gpus / M⌋ groups, the
-        leftover GPUs (:attr:`idle_gpus`) stay idle.
-    system_mtbf_s : float
-        System MTBF m of the whole cluster.
-    restart_s : float
-        Global restart time T_r (the simulator: every group's failure-free restart window).
-    checkpoint_s : float
-        Checkpoint write time T_s.
-    step_s : float
-        Failure-free step time at stack depth 1: compute per stack + T_a.
-    allreduce_s : float
-        All-reduce time T_a, 0 ≤ T_a < step_s.
-    weibull_shape : float
-        Weibull shape k of the per-group failure law (0.78); simulation only (the closed forms
-        depend on the mean m alone).
-    failure_dist : {'weibull', 'exponential'}
-        Law of the per-group time between failures; simulation only.
-    domain_size : int
-        D, groups per failure domain (group g in domain ⌊g/D⌋), 1 ≤ D ≤ N; 1 = no domains.
-    domain_fault_share : float
-        q in [0, 1], the share of failure events that kill a whole domain (same total rate 1/m;
-        :class:`~spare_lib.cluster.ClusterConfig`). With q > 0 and D > 1 SPARe's closed form uses
-        ``theory.mu_correlated``; the simulation draws the domain events.
-    run : tuple of (str, value)
-        Other :class:`~spare_lib.cluster.ClusterConfig` knobs of the run (what the strategies pay
-        and do: ``stall_s``, ``rejoin_s``, ``rejoin_stall_s``, ``microbatches``, ``fetch_s``),
-        sorted by name; empty: the registry's defaults.
-    """
-
-    gpus: int
-    gpus_per_group: int
-    system_mtbf_s: float
-    restart_s: float
-    checkpoint_s: float
-    step_s: float
-    allreduce_s: float
-    weibull_shape: float = 0.78
-    failure_dist: str = "weibull"
-    domain_size: int = 1
-    domain_fault_share: float = 0.0
-    run: tuple[tuple[str, Any], ...] = ()
-
-    def __post_init__(self) -> None:
-        run = dict(self.run)
-        for k, v in run.items():
-            if k not in RUN_KNOBS:
-                raise ValueError(f"run must set knobs among {RUN_KNOBS}, got {k!r}")
-            run[k] = KNOBS[k].check(v)
-        object.__setattr__(self, "run", tuple(sorted(run.items())))
-        gpus = check_int("gpus", self.gpus, lo=2)
-        m = _check_group_size(gpus, self.gpus_per_group)
-        check_positive("system_mtbf_s", self.system_mtbf_s)
-        check_positive("restart_s", self.restart_s, allow_zero=True)
-        check_positive("checkpoint_s", self.checkpoint_s)
-        step = check_positive("step_s", self.step_s)
-        ta = check_positive("allreduce_s", self.allreduce_s, allow_zero=True)
-        if ta >= step:
-            raise ValueError(f"allreduce_s must be in [0, step_s) = [0, {step:g}) (step = compute "
-                             f"+ all-reduce), got {ta:g}")
-        check_positive("weibull_shape", self.weibull_shape)
-        if self.failure_dist not in FAILURE_DISTRIBUTIONS:
-            raise ValueError(f"failure_dist must be one of {FAILURE_DISTRIBUTIONS}, "
-                             f"got {self.failure_dist!r}")
-        n = gpus // m
-        if isinstance(self.domain_size, bool) or not isinstance(self.domain_size, (int, np.integer)) \
-                or not 1 <= int(self.domain_size) <= n:
-            raise ValueError(f"domain_size must be an integer in [1, N] = [1, {n}], "
-                             f"got {self.domain_size!r}")
-        check_probability("domain_fault_share", self.domain_fault_share)
-
-    @property
-    def correlated(self) -> bool:
-        """Failure domains matter: D > 1 and q > 0."""
-        return self.domain_size > 1 and self.domain_fault_share > 0
-
-    @property
-    def N(self) -> int:
-        """Data-parallel groups N = ⌊gpus / gpus_per_group⌋ (:func:`~spare_lib.cluster.cluster_groups`)."""
-        return self.gpus // self.gpus_per_group
-
-    @property
-    def idle_gpus(self) -> int:
-        """GPUs left over when ``gpus_per_group`` does not divide ``gpus`` (they stay idle)."""
-        return self.gpus - self.N * self.gpus_per_group
-
-    @property
-    def compute_per_stack_s(self) -> float:
-        """Compute time of one stack entry: step_s − T_a."""
-        return self.step_s - self.allreduce_s
-
-    def step_time_s(self, overhead: float) -> float:
-        """Mean failure-free step time at mean stack depth ``overhead``: S̄·compute + T_a."""
-        return overhead * self.compute_per_stack_s + self.allreduce_s
-
-    def cluster_config(self, steps: int = 10_000, **overrides: Any) -> ClusterConfig:
-        """The simulator's :class:`~spare_lib.cluster.ClusterConfig` for this cluster.
-
-        The failure law is this cluster's; jitter, the shrink time and the all-reduce factor keep
-        the 600k-H100 preset's values unless overridden.
-        """
-        fields = {"steps": steps, "compute_per_stack_s": self.compute_per_stack_s,
-                  "allreduce_s": self.allreduce_s, "restart_s": self.restart_s,
-                  "checkpoint_s": self.checkpoint_s, "system_mtbf_s": self.system_mtbf_s,
-                  "n_gpus": self.gpus, "weibull_shape": self.weibull_shape,
-                  "failure_dist": self.failure_dist, "domain_size": self.domain_size,
-                  "domain_fault_share": self.domain_fault_share, **dict(self.run)}
-        return ClusterConfig(**{**fields, **overrides})
-
-    def knob(self, name: str) -> Any:
-        """A run knob of :data:`RUN_KNOBS`: this spec's value, else the registry default."""
-        return dict(self.run).get(name, KNOBS[name].default)
-
-
-def cluster_spec(gpus: int = KNOBS["gpus"].default,
-                 gpus_per_group: int = KNOBS["gpus_per_group"].default, *,
-                 system_mtbf_s: float | None = None,
-                 gpu_mtbf_s: float | None = None,
-                 restart_s: float = KNOBS["restart_s"].default,
-                 checkpoint_s: float = KNOBS["checkpoint_s"].default,
-                 step_s: float | None = KNOBS["step_s"].default,
-                 allreduce_s: float | None = None,
-                 allreduce: str = KNOBS["allreduce"].default,
-                 model_bytes: float = KNOBS["model_bytes"].default,
-                 allreduce_bw_bytes_s: float = KNOBS["allreduce_bw_bytes_s"].default,
-                 allreduce_latency_s: float = KNOBS["allreduce_latency_s"].default,
-                 weibull_shape: float = KNOBS["weibull_shape"].default,
-                 failure_dist: str = KNOBS["failure_dist"].default,
-                 domain_size: int = KNOBS["domain_size"].default,
-                 domain_fault_share: float = KNOBS["domain_fault_share"].default,
-                 **run: Any) -> ClusterSpec:
-    """Describe a cluster by its hardware; every time in seconds, defaults from the knob registry
-    (:data:`spare_lib.registry.knobs.KNOBS`, ``docs/knobs.md``): the paper's 600k-H100 cluster.
-
-    Parameters
-    ----------
-    gpus : int
-        GPUs of the cluster, ≥ 2.
-    gpus_per_group : int
-        GPUs per data-parallel group, in [1, gpus/2] (N ≥ 2 groups). N = ⌊gpus / M⌋; when M
-        does not divide ``gpus`` the leftover GPUs stay idle (:attr:`ClusterSpec.idle_gpus`).
-    system_mtbf_s : float or None
-        System MTBF m. None: derived, m = gpu_mtbf_s / (N·M) over the N·M working GPUs (a
-        failure kills its group; idle GPUs do not count). Excludes ``gpu_mtbf_s``.
-    gpu_mtbf_s : float or None
-        Per-GPU MTBF; None: the registry's 1.8e8 s (50,000 h: the paper's m = 5 min at 600k GPUs).
-    restart_s : float
-        Global restart time T_r (≥ 0).
-    checkpoint_s : float
-        Checkpoint write time T_s (2e13 B at 340 GB/s ≈ 58.8 s).
-    step_s : float or None
-        Failure-free step time (compute per stack + T_a); None: 64 s + T_a.
-    allreduce_s : float or None
-        All-reduce time T_a, in [0, step_s); None: from ``allreduce``.
-    allreduce : {'ring', 'rabenseifner', 'tree', 'preset'}
-        How T_a is derived when ``allreduce_s`` is None: the α–β all-reduce models of
-        :func:`~spare_lib.cluster.allreduce_time_s` among N groups of ``model_bytes`` / M bytes
-        per GPU (the ring gives 1.993 / 5.999 / 10.005 s at the paper's N; docs/scale.md), or
-        'preset', the 600k-H100 preset's N/100 s (2 / 6 / 10 s at N = 200 / 600 / 1000;
-        meaningless far from 600k GPUs).
-    model_bytes, allreduce_bw_bytes_s, allreduce_latency_s : float
-        Gradient bytes all-reduced per step, the all-reduce bandwidth per GPU and latency.
-    weibull_shape, failure_dist :
-        The per-group failure law of the simulation (same mean either way).
-    domain_size, domain_fault_share :
-        Failure domains of D groups and the share q of failure events that kill a whole domain
-        (:class:`ClusterSpec`); defaults 1 and 0: independent failures.
-    **run :
-        Run knobs of :data:`RUN_KNOBS` (``stall_s``, ``rejoin_s``, ...); None values are left at
-        the registry's default.
-
-    Examples
-    --------
-    >>> s = cluster_spec(600_000, 3000, system_mtbf_s=300, step_s=66, allreduce="preset")
-    >>> s.N, s.allreduce_s, s.compute_per_stack_s
-    (200, 2.0, 64.0)
-    >>> b = cluster_spec(1_000_000, 128)
-    >>> b.N, b.idle_gpus, round(b.system_mtbf_s), round(b.allreduce_s, 1)
-    (7812, 64, 180, 47.0)
-    """
-    gpus = KNOBS["gpus"].check(gpus)
-    gpg = _check_group_size(gpus, gpus_per_group)
-    N = gpus // gpg
-    if system_mtbf_s is not None and gpu_mtbf_s is not None:
-        raise ValueError("give system_mtbf_s or gpu_mtbf_s, not both")
-    if system_mtbf_s is not None:
-        m = KNOBS["system_mtbf_s"].check(system_mtbf_s)
-    else:
-        g = KNOBS["gpu_mtbf_s"].check(KNOBS["gpu_mtbf_s"].default if gpu_mtbf_s is None
-                                      else gpu_mtbf_s)
-        m = g / (N * gpg)
-        if not KNOBS["system_mtbf_s"].lo <= m <= KNOBS["system_mtbf_s"].hi:
-            raise ValueError(f"gpu_mtbf_s gives a system MTBF m = gpu_mtbf_s / {N * gpg} working "
-                             f"GPUs = {m:.3g} s, outside {KNOBS['system_mtbf_s'].range_text()} s; "
-                             f"got gpu_mtbf_s = {g:g}")
-    allreduce = KNOBS["allreduce"].check(allreduce)
-    model_bytes = KNOBS["model_bytes"].check(model_bytes)
-    if allreduce_s is not None:
-        ta = KNOBS["allreduce_s"].check(allreduce_s)
-    elif allreduce == "preset":
-        ta = allreduce_600k_s(N)
-    else:
-        ta = allreduce_time_s(N, model_bytes / gpg, allreduce,
-                              bw_bytes_s=KNOBS["allreduce_bw_bytes_s"].check(allreduce_bw_bytes_s),
-                              latency_s=KNOBS["allreduce_latency_s"].check(allreduce_latency_s))
-    if step_s is None:
-        step_s = KNOBS["compute_per_stack_s"].default + ta
-    step_s = KNOBS["step_s"].check(step_s)
-    if allreduce_s is None and ta >= step_s:
-        what = "N/100" if allreduce == "preset" else f"the {allreduce} all-reduce model"
-        raise ValueError(f"step_s must exceed the default all-reduce time T_a = {what} = {ta:g} s; "
-                         f"got {step_s:g} (give allreduce_s explicitly)")
-    return ClusterSpec(gpus=gpus, gpus_per_group=gpg, system_mtbf_s=m,
-                       restart_s=KNOBS["restart_s"].check(restart_s),
-                       checkpoint_s=KNOBS["checkpoint_s"].check(checkpoint_s), step_s=step_s,
-                       allreduce_s=ta, weibull_shape=KNOBS["weibull_shape"].check(weibull_shape),
-                       failure_dist=failure_dist, domain_size=domain_size,
-                       domain_fault_share=domain_fault_share,
-                       run=tuple((k, v) for k, v in run.items() if v is not None))
 
 
 @dataclass(frozen=True)
@@ -471,6 +221,10 @@ class Plan:
                 return p
         if method == "rep" and isinstance(r, int) and 2 <= r <= self.cluster.N:
             return closed_form_point(self.cluster, "rep", r, self.model, steps=self.steps)
+        if self.model == "predict" and method not in METHODS and method in METHOD_SPECS \
+                and METHOD_SPECS[method].predict:  # the model's other methods, on demand
+            return closed_form_point(self.cluster, method, r, "predict", self.layout,
+                                     self.steps)
         raise ValueError(f"(method, r) must be a candidate of this plan, got ({method!r}, {r}); "
                          f"r must be in [2, {self.r_max}] for spare, [2, {self.cluster.N}] for rep, "
                          "1 for ckpt")
@@ -483,7 +237,7 @@ class Plan:
         if self.model != "predict" or int(C) == p.checkpoint_steps \
                 or not math.isfinite(p.ttt_over_t0):
             return p.ttt_over_t0, p.availability
-        q = _predict_at(self.cluster, method, int(r), self.layout if method == "spare"
+        q = _predict_at(self.cluster, method, int(r), self.layout if METHOD_SPECS[method].layout
                         else "ruler", self.steps, int(C))
         return q.ttt_over_t0, q.availability
 
@@ -595,20 +349,23 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
     if not isinstance(spec, ClusterSpec):
         raise ValueError(f"spec must be a ClusterSpec (see cluster_spec), "
                          f"got {type(spec).__name__}")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     N = spec.N
-    if model == "predict":
+    if model == "predict" and method in METHOD_SPECS and METHOD_SPECS[method].predict:
+        m = METHOD_SPECS[method]
         if spec.correlated:
             raise ValueError("model='predict' models independent failures only: "
                              "domain_fault_share must be 0 or domain_size 1 (use model='finite')")
-        if method == "spare" and layout not in PREDICT_LAYOUTS:
+        if m.layout and layout not in PREDICT_LAYOUTS:
             raise ValueError(f"layout must be one of {PREDICT_LAYOUTS} with model='predict', "
                              f"got {layout!r}")
-        hi = max_ruler_r(N) if method == "spare" else (N if method == "rep" else 1)
+        hi = max_ruler_r(N) if m.layout else (N if m.redundancy else 1)
         r = check_int("r", r, lo=1, hi=hi)
-        return _predict_point(spec, method, r, layout if method == "spare" else "ruler",
+        return _predict_point(spec, method, r, layout if m.layout else "ruler",
                               check_int("steps", steps, lo=1))
+    if method not in METHODS:
+        allowed = tuple(n for n, m in METHOD_SPECS.items() if m.predict) \
+            if model == "predict" else METHODS
+        raise ValueError(f"method must be one of {allowed}, got {method!r}")
     if method == "spare":
         r = check_int("r", r, lo=1, hi=max_ruler_r(N))
         if layout == "ruler" and not spec.correlated:
@@ -640,18 +397,19 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
 @lru_cache(maxsize=4096)
 def _predict_point(spec: ClusterSpec, method: str, r: int, layout: str,
                    steps: int) -> ClosedFormPoint:
-    from spare_lib.theory.predict import NoTrainingCycle
-    from spare_lib.theory.predict_grid import optimise_checkpoint
+    from spare_lib.theory.predict import NoTrainingCycle, optimise_checkpoint
 
     try:
         C, p = optimise_checkpoint(method, spec.N, r, spec.cluster_config(steps=steps),
                                    layout=layout)
     except NoTrainingCycle:  # never trains: every cycle is wiped out at its first poll
-        return ClosedFormPoint(method=method, label=LABELS[method], r=r, mu=1.0,
-                               restart_interval_s=0.0, overhead=float(r) if method != "spare"
-                               else 1.0, step_time_s=spec.step_s, checkpoint_period_s=spec.step_s,
-                               checkpoint_steps=1, availability=0.0, ttt_over_t0=math.inf)
-    return ClosedFormPoint(method=method, label=LABELS[method], r=r, mu=p.failures_per_cycle,
+        return ClosedFormPoint(method=method, label=METHOD_SPECS[method].label, r=r, mu=1.0,
+                               restart_interval_s=0.0, overhead=1.0 if METHOD_SPECS[method].layout
+                               else float(r), step_time_s=spec.step_s,
+                               checkpoint_period_s=spec.step_s, checkpoint_steps=1,
+                               availability=0.0, ttt_over_t0=math.inf)
+    return ClosedFormPoint(method=method, label=METHOD_SPECS[method].label, r=r,
+                           mu=p.failures_per_cycle,
                            restart_interval_s=p.uptime_s, overhead=p.overhead,
                            step_time_s=p.step_s, checkpoint_period_s=C * p.step_s,
                            checkpoint_steps=int(C), availability=p.availability,

@@ -2,17 +2,18 @@
 
 The planner searches and explains with a fast model before (or instead of) simulating:
 
-* SPARe+CKPT, Rep+CKPT, CKPT-only: :func:`spare_lib.cluster.planning.fast.plan` — the predictive
-  time-to-train model (``model='predict'``, the default: within 0.4 % of the simulator on the
-  paper's grid) or the closed forms (Eqs. 2, 5, 7);
-* the methods the predictive model does not cover yet (:attr:`MethodSpec.predict` False:
-  SPARe+repair, elastic-drop, elastic-rebalance): closed forms, each a documented
-  approximation (``docs/strategies.md``):
+* with ``model='predict'`` (the default) every method is the predictive time-to-train model
+  (:mod:`spare_lib.theory.predict`; :attr:`MethodSpec.predict`): SPARe+CKPT, Rep+CKPT and
+  CKPT-only through :func:`spare_lib.cluster.planning.fast.plan` (within 0.4 % of the simulator
+  on the paper's grid), SPARe+repair, elastic-drop and elastic-rebalance point by point
+  (notebook 55 §5);
+* with the closed forms (``model='finite'`` or ``'paper'``, or where the predictive model does
+  not apply: failure domains, the domain-aware layout) the paper's methods are Eqs. 2, 5, 7 and
+  the rejoining methods documented approximations (``docs/strategies.md``):
 
   - SPARe+repair: J(r) = S̄_R / A*(T_w(r)), T_w the mean time between wipe-outs with repair
     (:func:`spare_lib.theory.repair.wipeout_with_repair`, repair time ``rejoin_s`` plus half a
-    step) and S̄_R = E[c(K)], K ~ Poisson(R/m) groups away; J flattens once wipe-outs are rare,
-    so the choice is the smallest r within :data:`REPAIR_FLAT` of the minimum;
+    step) and S̄_R = E[c(K)], K ~ Poisson(R/m) groups away;
   - elastic-drop and elastic-rebalance restart only when every group is dead at once (never, in
     practice), so they checkpoint once, at the end; with K ~ Poisson(R/m) groups away, a step of
     elastic-rebalance computes E[⌈b·N/(N−K)⌉]/b shards per survivor, elastic-drop needs
@@ -21,6 +22,10 @@ The planner searches and explains with a fast model before (or instead of) simul
 
   Like Eq. 7 these ignore the barrier's maximum over N jittered groups (the simulator's ≈ +10
   to +15 % per step); they rank candidates, the simulation decides.
+
+A SPARe layout whose groups rejoin has a TTT/T0 that flattens once wipe-outs are rare (in both
+models), so its best r is the smallest within :data:`REPAIR_FLAT` of the minimum: more shard
+types per group cost memory and buy nothing there.
 
 Every method's curve is a tuple of :class:`~spare_lib.cluster.planning.fast.ClosedFormPoint`, so
 the rest of the planner treats every method alike.
@@ -34,10 +39,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from spare_lib.cluster.config import analytic_checkpoint_interval
-from spare_lib.cluster.planning.fast import ClosedFormPoint, ClusterSpec, Plan, plan
+from spare_lib.cluster.planning.fast import ClosedFormPoint, Plan, plan
+from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.registry.methods import method
 
-#: SPARe+repair: smallest r whose closed-form J is within this share of the minimum over r.
+#: SPARe+repair: smallest r whose TTT/T0 is within this share of the minimum over r.
 REPAIR_FLAT = 0.002
 
 #: The note printed for methods the chosen fast model does not cover.
@@ -114,10 +120,11 @@ def elastic_point(spec: ClusterSpec, name: str, steps: int) -> ClosedFormPoint:
     return _point(spec, name, 1, math.inf, math.inf, overhead, work, steps, avail, ttt)
 
 
-def _closed_repair(name: str) -> bool:
-    """A SPARe layout whose failed groups rejoin: the repair closed form (not the model's)."""
+def _flat_r(name: str) -> bool:
+    """A SPARe layout whose failed groups rejoin: its TTT/T0 is flat in r once wipe-outs are
+    rare (:data:`REPAIR_FLAT`)."""
     m = method(name)
-    return m.layout and m.rejoins and not m.predict
+    return m.layout and m.rejoins
 
 
 @dataclass(frozen=True)
@@ -130,6 +137,8 @@ class FastModel:
     methods: tuple[str, ...]
     curves: dict[str, tuple[ClosedFormPoint, ...]]
     notes: tuple[str, ...] = ()
+    #: The methods whose curve is the predictive model's (:meth:`at_interval` evaluates it at C).
+    modelled: tuple[str, ...] = ()
 
     @property
     def source(self) -> str:
@@ -141,7 +150,7 @@ class FastModel:
         :data:`REPAIR_FLAT` of it)."""
         curve = self.curves[name]
         j = min(p.ttt_over_t0 for p in curve)
-        if _closed_repair(name):
+        if _flat_r(name):
             return next(p for p in curve if p.ttt_over_t0 <= (1 + REPAIR_FLAT) * j)
         return min(curve, key=lambda p: p.ttt_over_t0)
 
@@ -150,14 +159,14 @@ class FastModel:
         for p in self.curves[name]:
             if p.r == r:
                 return p
-        if method(name).predict:
+        if name in self.modelled:
             return self.plan.point(name, r)
         raise ValueError(f"r must be one of {[p.r for p in self.curves[name]]} for {name}, got {r}")
 
     def at_interval(self, name: str, r: int, C: int) -> tuple[float, float]:
         """(TTT/T0, availability) at checkpoint interval C: the predictive model at C for the
         methods it covers, the curve's point otherwise."""
-        if method(name).predict:
+        if name in self.modelled:
             return self.plan.at_interval(name, r, C)
         p = self.point(name, r)
         return p.ttt_over_t0, p.availability
@@ -168,15 +177,24 @@ def fast_model(spec: ClusterSpec, methods: tuple[str, ...], model: str, steps: i
     """The fast model of ``methods`` on ``spec`` for a run of ``steps`` committed steps."""
     p = plan(spec, model=model, layout=layout, rep_placement=rep_placement, steps=steps)
     curves: dict[str, tuple[ClosedFormPoint, ...]] = {}
+    modelled = []
     for name in methods:
-        if method(name).predict:  # the methods plan() covers
+        m = method(name)
+        if m.paper:  # the methods plan() covers
             curves[name] = tuple(q for q in p.curve if q.method == name)
-        elif _closed_repair(name):
+        elif p.model == "predict" and m.predict:
+            rs = range(2, p.r_max + 1) if m.layout else range(1, 2)
+            curves[name] = tuple(p.point(name, r) for r in rs)
+        elif m.layout:
             curves[name] = repair_curve(spec, p.r_max, steps, name)
         else:
             curves[name] = (elastic_point(spec, name, steps),)
-    notes = (CLOSED_NOTE,) if any(not method(n).predict for n in methods) else ()
-    return FastModel(plan=p, methods=tuple(methods), curves=curves, notes=notes)
+        if p.model == "predict" and m.predict:
+            modelled.append(name)
+    closed = [n for n in methods if not method(n).paper and n not in modelled]
+    notes = (CLOSED_NOTE,) if closed else ()
+    return FastModel(plan=p, methods=tuple(methods), curves=curves, notes=notes,
+                     modelled=tuple(modelled))
 
 
 __all__ = ["CLOSED_NOTE", "REPAIR_FLAT", "FastModel", "elastic_point", "fast_model",

@@ -24,6 +24,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from spare_lib._util.memory import check_memory
 from spare_lib.cluster.planning.candidates import (
     AUTO_STEPS_MAX,
     checkpoint_candidates,
@@ -32,8 +33,8 @@ from spare_lib.cluster.planning.candidates import (
     skipped_notes,
 )
 from spare_lib.cluster.planning.evaluation import run_stage, trial_seed
-from spare_lib.cluster.planning.fast import ClusterSpec
 from spare_lib.cluster.planning.models import FastModel, fast_model
+from spare_lib.cluster.planning.printing import SCHEMA, plan_json
 from spare_lib.cluster.planning.request import PlanRequest
 from spare_lib.cluster.planning.results import (
     SimulatedChoice,
@@ -41,11 +42,10 @@ from spare_lib.cluster.planning.results import (
     choose,
     choose_checkpoint,
 )
+from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.cluster.planning.verdict import Contender, Verdict, loss_against, verdict
+from spare_lib.cluster.runs.simulate import run_bytes
 from spare_lib.registry.methods import method as method_spec
-
-#: Version of the JSON of every ``spare plan --json`` (``docs/plan.schema.json``).
-SCHEMA = "spare-plan/1"
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,6 @@ class PlanResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The plan as strict-JSON-ready data (``docs/plan.schema.json``)."""
-        from spare_lib.cluster.planning.printing import plan_json
-
         return plan_json(self)
 
 
@@ -226,6 +224,9 @@ def run_plan(req: PlanRequest) -> PlanResult:
         src = _trace_horizon(req, fast, cands, src, steps)
         if req.trace.checkpoint_rule == "paper":
             fast = _paper_checkpoints(fast, req, cands)
+    r_top = max((r for rs in cands.values() for r in rs), default=1)
+    check_memory(f"simulating N = {req.N} groups at r = {r_top} on {req.workers or 2} workers",
+                 run_bytes(req.N, r_top) * (req.workers or 2))
     seeds = [trial_seed(req.spec, t, req.seed) for t in range(req.trials)]
     stage1 = run_stage(req, fast, [(n, r, fast.point(n, r).checkpoint_steps)
                                    for n in req.methods for r in cands[n]], 1, steps, seeds, src)
@@ -257,15 +258,85 @@ def run_plan(req: PlanRequest) -> PlanResult:
         if p is not None:
             sim.append(Contender(n, p.r, p.checkpoint_steps, p.ttt_mean, p.ttt_trials,
                                  finished=p.completed == p.trials))
+    sim, pts, seq_note = _sequential(req, fast, sim, pts, steps, src)
     sim_v = verdict(sim, "simulated")
     model_sim = verdict([c for c in _model_contenders(fast, req.methods)
                          if c.method in {s.method for s in sim}], fast.source)
     crn = req.common_failures and src is None
-    warn = base.pop("warnings") + _adequacy(pts, req.min_restarts, steps)
+    warn = base.pop("warnings") + _adequacy(pts, req.min_restarts, steps) + seq_note
     base.update(fast=fast, model_verdict=model_sim)
     return PlanResult(**base, points=tuple(pts), choices=choices, verdict=sim_v,
                       disagreements=_disagreements(model_sim, sim_v, sim, fast.source),
                       crn=crn, warnings=warn)
+
+
+def _leading_resolved(sim: list[Contender]) -> bool | None:
+    """Whether the best's comparison with the runner-up has an interval excluding 0 (None:
+    nothing to compare)."""
+    v = verdict(sim, "simulated")
+    finite = [x for x in v.losses if x.loss == x.loss and math.isfinite(x.loss)
+              and not x.lower_bound]
+    if not finite:
+        return None
+    lead = min(finite, key=lambda x: x.loss)
+    return lead.has_interval and not lead.tied
+
+
+def _sequential(req: PlanRequest, fast: FastModel, sim: list[Contender],
+                pts: list[SimulatedPoint], steps: int, src: Any
+                ) -> tuple[list[Contender], list[SimulatedPoint], tuple[str, ...]]:
+    """Sequential trials (``max_trials``): more trials of every method's choice, doubling, with
+    the same common random numbers (trials n.. get seeds n..), until the leading pair's paired
+    interval excludes 0 or the cap is reached; the note says which. The r and C choices stay
+    those of the first trials; the intervals are computed as if the number of trials had been
+    fixed in advance (a sequential rule widens them slightly: docs/strategies.md)."""
+    import dataclasses
+
+    cap, n = req.max_trials, req.trials
+    if not cap or cap <= n or not sim:
+        return sim, pts, ()
+    while _leading_resolved(sim) is False and n < cap:
+        m = min(cap, 2 * n)
+        seeds = [trial_seed(req.spec, t, req.seed) for t in range(n, m)]
+        more = run_stage(req, fast, [(c.method, c.r, c.checkpoint_steps) for c in sim], 1, steps,
+                         seeds, src)
+        by = {(q.method, q.r, q.checkpoint_steps): q for q in more}
+        new_sim, new_pts = [], list(pts)
+        for c in sim:
+            q = by[(c.method, c.r, c.checkpoint_steps)]
+            trials = c.trials + q.ttt_trials
+            new_sim.append(dataclasses.replace(c, trials=trials, ttt=sum(trials) / len(trials),
+                                               finished=c.finished and q.completed == q.trials))
+            for i, p in enumerate(new_pts):
+                if (p.method, p.r, p.checkpoint_steps) == (c.method, c.r, c.checkpoint_steps):
+                    new_pts[i] = _merge(p, q)
+        sim, pts, n = new_sim, new_pts, m
+    state = _leading_resolved(sim)
+    if state is None or state:
+        return sim, pts, (f"sequential trials: the leading pair is resolved with {n} trials "
+                          "per method's choice",)
+    return sim, pts, (f"sequential trials: the cap of {cap} trials (--max-trials) was reached "
+                      "and the leading pair is still tied",)
+
+
+def _merge(p: SimulatedPoint, q: SimulatedPoint) -> SimulatedPoint:
+    """One point's statistics over the trials of both."""
+    import dataclasses
+
+    import numpy as np
+
+    t = np.array(p.ttt_trials + q.ttt_trials)
+    n, n1 = len(t), p.trials
+    w1 = n1 / n
+    std = float(np.std(t, ddof=1)) if n > 1 else float("nan")
+    return dataclasses.replace(
+        p, trials=n, completed=p.completed + q.completed, ttt_mean=float(t.mean()), ttt_std=std,
+        ttt_min=float(t.min()), ttt_max=float(t.max()), ttt_se=std / math.sqrt(n),
+        availability_mean=w1 * p.availability_mean + (1 - w1) * q.availability_mean,
+        overhead_mean=w1 * p.overhead_mean + (1 - w1) * q.overhead_mean,
+        restarts_mean=w1 * p.restarts_mean + (1 - w1) * q.restarts_mean,
+        dropped_mean=w1 * p.dropped_mean + (1 - w1) * q.dropped_mean,
+        extensions=p.extensions + q.extensions, ttt_trials=tuple(float(x) for x in t))
 
 
 def _with_spec(req: PlanRequest, spec: ClusterSpec) -> PlanRequest:
@@ -286,7 +357,7 @@ def _paper_checkpoints(fast: FastModel, req: PlanRequest, cands: dict[str, tuple
                          f"table), got {req.N}")
     curves = dict(fast.curves)
     for n, rs in cands.items():
-        if method_spec(n).predict and method_spec(n).redundancy:
+        if method_spec(n).paper and method_spec(n).redundancy:
             table = {r: paper_checkpoint_interval(n, req.N, r) for r in rs}
             curves[n] = tuple(dataclasses.replace(p, checkpoint_steps=table[p.r])
                               if p.r in table else p for p in curves[n])

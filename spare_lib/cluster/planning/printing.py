@@ -5,7 +5,7 @@ model's table, the simulation's table and per-method choices (when simulated), t
 the assumptions that shape the answer, and the verdict (both verdicts where the model and the
 simulation disagree). :func:`plan_json` gives the strict-JSON data of ``spare plan --json``,
 with ``best`` and ``loss_vs_best`` at the top in every mode; its schema is
-``docs/plan.schema.json`` (:data:`spare_lib.cluster.planning.pipeline.SCHEMA`).
+``docs/plan.schema.json`` (:data:`SCHEMA`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from typing import Any
 
 from spare_lib.cluster.planning.fast import ClosedFormPoint
 from spare_lib.registry.methods import method as method_spec
+
+#: Version of the JSON of every ``spare plan --json`` (``docs/plan.schema.json``).
+SCHEMA = "spare-plan/1"
 
 
 def _big(v: float) -> str:
@@ -136,7 +139,7 @@ def _simulation_lines(res: Any) -> list[str]:
     for name in req.methods:
         ch = res.choices.get(name)
         if ch is not None and ch.candidates:
-            out += ["  " + line for line in ch.describe().split("\n")]
+            out += ("  " + ch.describe()).split("\n")
     return out
 
 
@@ -192,8 +195,6 @@ def _point_dict(p: ClosedFormPoint) -> dict[str, Any]:
 
 def plan_json(res: Any) -> dict[str, Any]:
     """The plan as strict-JSON-ready data (``docs/plan.schema.json``)."""
-    from spare_lib.cluster.planning.pipeline import SCHEMA
-
     req = res.request
     spec = req.spec
     cluster = dataclasses.asdict(spec)

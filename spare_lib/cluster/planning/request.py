@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from spare_lib.cluster.planning.fast import ClusterSpec
+from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.registry.knobs import KNOBS
 from spare_lib.registry.methods import PAPER_METHODS, check_methods, method
 
@@ -112,6 +112,9 @@ class PlanRequest:
         The fast model ('predict', 'finite', 'paper').
     trials : int or None
         Simulated trials per candidate; None: the fast model only.
+    max_trials : int or None
+        Sequential trials: the methods' choices get more trials (doubling) until the leading
+        pair's paired interval excludes 0, up to this many; None: ``trials`` only.
     steps : int or 'auto'
         Committed steps per simulated run.
     min_restarts, run_cap_t0, common_failures, seed : evaluation knobs.
@@ -130,6 +133,7 @@ class PlanRequest:
     rep_placement: str = KNOBS["rep_placement"].default
     model: str = KNOBS["model"].default
     trials: int | None = KNOBS["simulate"].default
+    max_trials: int | None = KNOBS["max_trials"].default
     steps: int | str = KNOBS["plan_steps"].default
     min_restarts: int = KNOBS["min_restarts"].default
     run_cap_t0: float = KNOBS["run_cap_t0"].default
@@ -151,6 +155,8 @@ class PlanRequest:
             KNOBS[name].check(getattr(self, name))
         if self.trials is not None:
             KNOBS["simulate"].check(self.trials, "trials")
+        if self.max_trials is not None:
+            KNOBS["max_trials"].check(self.max_trials)
         if self.steps != "auto":
             KNOBS["steps"].check(self.steps)
         for f in self.checkpoint_factors:

@@ -26,13 +26,17 @@ import numpy as np
 
 from spare_lib._util.validate import check_int, check_positive
 from spare_lib.cluster.config import ClusterConfig
-from spare_lib.cluster.planning.fast import RUN_KNOBS, ClusterSpec
 from spare_lib.cluster.planning.models import fast_model
+from spare_lib.cluster.planning.spec import RUN_KNOBS, ClusterSpec
 from spare_lib.registry.methods import METHODS, check_methods
 from spare_lib.registry.methods import method as method_spec
 
-#: Every registered method (what ``--strategies all`` means).
+#: Every registered method (what ``--strategies all`` means), their labels, the ones whose failed
+#: groups rejoin, and the ones that keep the global batch exact (all from the method registry).
 STRATEGIES = tuple(METHODS)
+STRATEGY_LABELS = {n: m.label for n, m in METHODS.items()}
+REJOINING = tuple(n for n, m in METHODS.items() if m.rejoins)
+EXACT = tuple(n for n, m in METHODS.items() if m.exact_batch)
 #: Default cap of a run's wall time in units of T0 (CKPT-only may never finish).
 MAX_WALL_T0 = 50.0
 
@@ -198,5 +202,6 @@ def infer_mtbf(target: float, method: str, N: int, r: int, ckpt_steps: int | Non
     return m, ett(m)
 
 
-__all__ = ["MAX_WALL_T0", "STRATEGIES", "effective_training_time", "infer_mtbf", "spec_of",
-           "stall_rule_model", "sweep_strategies", "trial_seeds"]
+__all__ = ["EXACT", "MAX_WALL_T0", "REJOINING", "STRATEGIES", "STRATEGY_LABELS",
+           "effective_training_time", "infer_mtbf", "spec_of", "stall_rule_model",
+           "sweep_strategies", "trial_seeds"]

@@ -168,8 +168,9 @@ class Verdict:
         raise ValueError(f"method must be one of {[c.method for c in self.contenders]}, got {method!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: ``best`` {method, label, r, checkpoint_steps, ttt_over_t0} and
-        ``loss_vs_best`` {method: {loss, ci_low, ci_high, confidence, lower_bound, tied}}."""
+        """JSON-ready: ``best`` {method, label, r, checkpoint_steps, ttt_over_t0},
+        ``loss_vs_best`` {method: {loss, ci_low, ci_high, confidence, lower_bound, tied}} and
+        ``gain_of_best`` {method: 1 − TTT_best / TTT_method} (the paper's gain)."""
         def num(v: float) -> float | None:
             return None if v != v or math.isinf(v) else float(v)
 
@@ -181,11 +182,14 @@ class Verdict:
                                            "confidence": None, "lower_bound": False,
                                            "tied": False}},
                "statement": self.statement}
+        out["gain_of_best"] = {}
         for x in self.losses:
             out["loss_vs_best"][x.method] = {
                 "loss": num(x.loss), "ci_low": num(x.ci_low), "ci_high": num(x.ci_high),
                 "confidence": x.confidence if x.has_interval else None,
                 "lower_bound": x.lower_bound, "tied": x.tied}
+            # the paper's time-to-train gain of the best over this method: 1 − TTT_best/TTT
+            out["gain_of_best"][x.method] = num(1.0 - 1.0 / (1.0 + x.loss))
         return out
 
     def lines(self) -> list[str]:
@@ -275,7 +279,7 @@ def _statement(best: Contender, cs: tuple[Contender, ...], losses: list[Loss], s
     if tied:
         text = (f"Verdict: tied between {best.label} and {_join([x.label for x in tied])}: their "
                 f"paired intervals against it cover 0 ({best.label} has the lowest mean); run "
-                "more trials (--simulate) or longer runs (--steps) to separate them.")
+                "more trials (--simulate, --max-trials) or longer runs (--steps) to separate them.")
     elif _is_spare(best.method):
         if not finite:
             return f"Verdict: {best.label}{note}."

@@ -37,7 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from spare_lib.cluster.config import ClusterConfig
 from spare_lib.cluster.runs.executor import check_backend, execute
+from spare_lib.registry.methods import method as method_spec
 
 DEFAULT_CACHE_DIR = Path(".sweep_cache")
 
@@ -259,25 +261,16 @@ def _simulate_extra_keys() -> dict[str, str]:
 
 
 def _config_keys() -> dict[str, str]:
-    """ClusterConfig fields with the first sentence of their docstring entry and the preset's
-    value (kept in sync with the class, whatever fields it grows)."""
-    import re
+    """ClusterConfig fields with their help, unit and default, from the knob registry (the one
+    table of :mod:`spare_lib.registry.knobs`; the 600k-H100 preset's T_a N/100 s overrides the
+    default 6 s at other N)."""
+    from spare_lib.registry.knobs import KNOBS, knob_default_text
 
-    from spare_lib.cluster.config import ClusterConfig, h100_600k
-
-    doc = ClusterConfig.__doc__ or ""
-    meaning: dict[str, str] = {}
-    for m in re.finditer(r"^ {4}([\w, ]+) : [^\n]*\n((?: {8}[^\n]*\n?)+)", doc, re.M):
-        text = " ".join(x.strip() for x in m.group(2).splitlines())
-        first = re.split(r"(?<=\.)\s", text, maxsplit=1)[0].rstrip(".")
-        for name in m.group(1).split(","):
-            meaning[name.strip()] = first
-    ref = h100_600k(600)
     out = {}
     for f in dataclasses.fields(ClusterConfig):
-        default = getattr(ref, f.name)
-        out[f.name] = f"{meaning.get(f.name, f.name)} (preset: {default:g})" if isinstance(
-            default, float) else f"{meaning.get(f.name, f.name)} (preset: {default})"
+        k = KNOBS[f.name]
+        unit = "" if k.unit in ("", "1") else f", {k.unit}"
+        out[f.name] = f"{k.help}{unit} (default {knob_default_text(k)})"
     return out
 
 
@@ -321,8 +314,8 @@ def validate_point(point: Mapping[str, Any]) -> None:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     N = as_int("N", point["N"], 1)
     r = as_int("r", point.get("r", 1), 1, N)
-    if method == "ckpt" and r != 1:
-        raise ValueError(f"r must be 1 for method 'ckpt', got {r}")
+    if not method_spec(method).redundancy and r != 1:
+        raise ValueError(f"r must be 1 for method {method!r}, got {r}")
     c = point.get("ckpt_steps", "paper")
     if c not in (None, "none", "None", "", "paper"):
         as_int("ckpt_steps", int(c) if isinstance(c, str) and c.isdigit() else c, 1)
@@ -332,7 +325,7 @@ def validate_point(point: Mapping[str, Any]) -> None:
     if point.get("max_wall_s") is not None:
         check_positive("max_wall_s", point["max_wall_s"])
     layout = point.get("layout", "ruler")
-    if method == "spare":
+    if method_spec(method).layout:
         make_layout(N, r, layout)
 
 
@@ -411,15 +404,17 @@ def simulate_point(method: str, N: int, r: int = 1, ckpt_steps: Any = "paper", s
     if ckpt_steps in (None, "none", "None", ""):
         c, source = None, "none"
     elif ckpt_steps == "paper":
-        try:
-            if method == "ckpt" or not _is_paper_preset(config, int(N)):
-                raise ValueError("no paper interval for CKPT-only or other times")
+        try:  # the paper's table: its two redundant methods, on its preset's times
+            if not _is_paper_preset(config, int(N)):
+                raise ValueError("no paper interval for other times")
             c, source = paper_checkpoint_interval(method, int(N), int(r)), "paper"
         except ValueError:
             source = "analytic"
-            # T_f = mean failures between restarts × m: μ(N, r) for SPARe, the disjoint-set
-            # result for Rep, one failure for CKPT-only.
-            failures = {"spare": mu_closed, "rep": replication_mu}.get(method, lambda N, r: 1.0)
+            # T_f = mean failures between restarts × m: μ(N, r) for a stacking layout, the
+            # disjoint-set result for replica sets, one failure without redundancy.
+            m = method_spec(method)
+            failures = (mu_closed if m.layout else replication_mu if m.redundancy
+                        else (lambda N, r: 1.0))
             mtbf = config.system_mtbf_s * float(failures(int(N), int(r)))
             c = analytic_checkpoint_interval(mtbf, config.step_s(1), config)
     else:

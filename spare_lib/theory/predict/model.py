@@ -6,15 +6,15 @@ also expose every mechanism separately. Eq. 7 (J = S̄/A*(μm)) misses, in the s
 (SPEC §3–5):
 
 1. **barrier** — every step waits for the slowest of N jittered groups: a step at depth S takes
-   64 s·E[max_w Σ_{p<S} J_wp] + T_a (:func:`~spare_lib.theory.predict_terms.expected_max_stack_sum`,
+   64 s·E[max_w Σ_{p<S} J_wp] + T_a (:func:`~spare_lib.theory.predict.terms.expected_max_stack_sum`,
    ≈ +14 % per stack at N = 200);
 2. **restart windows** — a restart ends when the last of N groups got through its own failure-free
-   window of T_r (≈ 2·T_r; :func:`~spare_lib.theory.predict_terms.restart_law`);
+   window of T_r (≈ 2·T_r; :func:`~spare_lib.theory.predict.terms.restart_law`);
 3. **failure law** — clocks are never reset: groups fail at most once per cycle (a dead group is
    not polled), the first cycle starts with fresh Weibull clocks (k < 1: they fail early), after a
    restart the clocks have equilibrium ages conditioned on the restart windows, and groups that
    fail while waiting at the restart barrier die at the first poll
-   (:func:`~spare_lib.theory.predict_terms.failed_fraction`). The wipe-out law then is exact:
+   (:func:`~spare_lib.theory.predict.terms.failed_fraction`). The wipe-out law then is exact:
    with n(τ) ~ Binomial(N, x(τ)) failures by τ and K the index of the wiping failure
    (P(K > k) = P0(k), :func:`~spare_lib.theory.finite.survival_finite`),
    P(uptime > τ) = E[P0(n(τ))];
@@ -22,12 +22,12 @@ also expose every mechanism separately. Eq. 7 (J = S̄/A*(μm)) misses, in the s
    work since the last checkpoint and the attempt in progress; the expected useful progress per
    cycle is C·Σ_j P(uptime > τ_j), τ_j the time of the j-th checkpoint;
 5. **failure events** — an attempt with a failure runs a shortened all-reduce and a shrink; when
-   RECTLR phase 0 does not settle it (:func:`~spare_lib.theory.predict_terms.phase0_probability`)
+   RECTLR phase 0 does not settle it (:func:`~spare_lib.theory.predict.terms.phase0_probability`)
    the step is retried with patch compute (a whole new layer when S grows);
 6. **depth** — S = c(n) after n failures, averaged over the law of n given survival (S̄ with the
    time weighting of the real failure law, rather than Eq. 5's equal epochs).
 
-The run is a chain over its checkpoints (:func:`~spare_lib.theory.predict_chain._run_on_lattice`):
+The run is a chain over its checkpoints (:func:`~spare_lib.theory.predict.chain._run_on_lattice`):
 the first cycle (fresh clocks) from the start, then restart + cycle units, each starting in the
 state — steps left, on the checkpoint lattice — where the last wipe-out left the run, with the
 cycle law of a restart at that state's mean arrival time (transient, then equilibrium). One sweep
@@ -45,6 +45,7 @@ True
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -52,9 +53,9 @@ import numpy as np
 
 from spare_lib.theory.closed import mu_closed, replication_mu
 from spare_lib.theory.finite import overhead_mean
-from spare_lib.theory.predict_chain import _run_on_lattice
-from spare_lib.theory.predict_cycle import NoTrainingCycle as NoTrainingCycle  # (re-exported)
-from spare_lib.theory.predict_cycle import (
+from spare_lib.theory.predict.chain import _run_on_lattice
+from spare_lib.theory.predict.cycle import NoTrainingCycle as NoTrainingCycle  # (re-exported)
+from spare_lib.theory.predict.cycle import (
     _Cfg,
     _cfg_key,
     _checkpointed_progress,
@@ -62,11 +63,17 @@ from spare_lib.theory.predict_cycle import (
     _mu_index,
     _time_to,
 )
-from spare_lib.theory.predict_cycle import clear_caches as _clear_caches
-from spare_lib.theory.predict_terms import expected_max_stack_sum
+from spare_lib.theory.predict.cycle import clear_caches as _clear_caches
+from spare_lib.theory.predict.jobwide import check_job, with_job_failures
+from spare_lib.theory.predict.rejoin import REJOIN_METHODS
+from spare_lib.theory.predict.rejoin_model import clear_caches as _clear_rejoin_caches
+from spare_lib.theory.predict.rejoin_model import rejoin_fields, rejoin_key
+from spare_lib.theory.predict.terms import expected_max_stack_sum
 from spare_lib.theory.ttt import availability_opt
 
-METHODS = ("spare", "rep", "ckpt")
+#: The paper's methods (groups never rejoin) and every method the model covers.
+PAPER_METHODS = ("spare", "rep", "ckpt")
+METHODS = PAPER_METHODS + REJOIN_METHODS
 MU_CONVENTIONS = ("index", "endured")
 #: Mechanisms that can be switched off (for the waterfall decomposition of the Eq. 7 gap).
 MECHANISMS = ("barrier", "restart_windows", "failure_law", "failure_events")
@@ -129,7 +136,14 @@ class Prediction:
     ``progress_steps`` (mean checkpointed steps per steady cycle), ``restarts`` (expected
     global restarts), ``rework_s`` (uptime lost to rollbacks), ``checkpoint_s`` (time writing
     checkpoints), ``restart_total_s``, ``total_s``, ``t0_s``, ``mu`` (μ from ``mu_finite`` or
-    ``replication_mu``, in ``mu_convention``).
+    ``replication_mu``, in ``mu_convention``; for the rejoining methods the mean failures of a
+    steady cycle, the wiping one included), ``stall_total_s`` (stall time of the run: failure
+    events and, for the rejoining methods, rejoin batches).
+
+    ``mean_away`` (mean groups away — dead, for the paper's methods — per committed step),
+    ``rejoin_wait_s`` (mean wait from a group's rejoin time to the next step start; 0 for the
+    methods whose groups never rejoin), ``dropped_sample_fraction`` (elastic-drop: 1 − the mean
+    weight of a commit; else 0).
     """
 
     method: str
@@ -157,6 +171,10 @@ class Prediction:
     t0_s: float
     mu: float
     mu_convention: str
+    stall_total_s: float = 0.0
+    rejoin_wait_s: float = 0.0
+    mean_away: float = 0.0
+    dropped_sample_fraction: float = 0.0
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -168,14 +186,17 @@ class Prediction:
 
 def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
             layout: str = "ruler", mu_convention: str = "index",
-            mechanisms: tuple[str, ...] | None = None) -> Prediction:
+            mechanisms: tuple[str, ...] | None = None, job_mtbf_s: float = math.inf,
+            detect_s: float = 0.0) -> Prediction:
     """Predict TTT/T0, availability and overhead of one configuration (module docstring).
 
     Parameters
     ----------
-    method : {'spare', 'rep', 'ckpt'}
-        SPARe+CKPT, Rep+CKPT (ceil(N/r) replica sets of r consecutive groups) or CKPT-only
-        (r = 1).
+    method : {'spare', 'rep', 'ckpt', 'spare+repair', 'elastic-drop', 'elastic-rebalance'}
+        SPARe+CKPT, Rep+CKPT (ceil(N/r) replica sets of r consecutive groups), CKPT-only
+        (r = 1), or a method whose failed groups rejoin after ``config.rejoin_s``
+        (:mod:`~spare_lib.theory.predict.rejoin`): SPARe+repair, elastic-drop and
+        elastic-rebalance (r = 1; b = ``config.microbatches``).
     N : int
         Data-parallel groups, N ≥ 2.
     r : int
@@ -186,17 +207,24 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         Any object with the attributes of :class:`ClusterLike` (steps, compute_per_stack_s,
         jitter_sigma, jitter_min, allreduce_s, allreduce_fail_factor, restart_s, stall_s (or
         shrink_s), checkpoint_s, failure_dist, weibull_shape, system_mtbf_s); a
-        ``domain_fault_share`` > 0 is refused (failure domains are not modelled).
+        ``domain_fault_share`` > 0 is refused (failure domains are not modelled). The rejoining
+        methods also read rejoin_s, rejoin_stall_s, microbatches and fetch_s (defaults ∞,
+        None = stall_s, 1, 0); with rejoin_s = ∞ SPARe+repair is SPARe+CKPT (as simulated).
     layout : {'ruler', 'consecutive'}
         SPARe's layout (for P0(k)).
     mu_convention : {'index', 'endured'}
         Convention of the reported ``mu`` (see :func:`mu_in_convention`); the model itself uses
         the whole law of the wiping index.
+    job_mtbf_s, detect_s : float
+        Job-wide failures (:mod:`~spare_lib.theory.predict.jobwide`): a Poisson stream of
+        global restarts from the last checkpoint with this mean time between them, each noticed
+        ``detect_s`` after it while every group waits; ∞ (the default): none.
     mechanisms : tuple of str or None
         Mechanisms switched on (default: all of :data:`MECHANISMS`). Off: 'barrier' → no
         jitter; 'restart_windows' → a restart lasts exactly T_r, nobody pre-fails;
         'failure_law' → exponential clocks of equilibrium age at every cycle start;
-        'failure_events' → failure events cost nothing.
+        'failure_events' → failure events cost nothing. The rejoining methods need all of
+        them.
 
     Returns
     -------
@@ -223,8 +251,8 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         raise ValueError(f"N must be an integer >= 2, got {N!r}")
     if not isinstance(r, (int, np.integer)) or not 1 <= r <= N:
         raise ValueError(f"r must be an integer in [1, N] = [1, {N}], got {r!r}")
-    if method == "ckpt" and r != 1:
-        raise ValueError(f"r must be 1 for method='ckpt', got {r}")
+    if method in ("ckpt", "elastic-drop", "elastic-rebalance") and r != 1:
+        raise ValueError(f"r must be 1 for method={method!r}, got {r}")
     if C is not None and (not isinstance(C, (int, np.integer)) or C < 1):
         raise ValueError(f"C must be an integer >= 1 or None, got {C!r}")
     mech = MECHANISMS if mechanisms is None else tuple(mechanisms)
@@ -236,9 +264,25 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     if steps < 1:
         raise ValueError(f"config.steps must be >= 1, got {steps}")
     key = _cfg_key(config)
+    nu, detect = check_job(job_mtbf_s, detect_s)
+    if method in REJOIN_METHODS:
+        if mech != MECHANISMS:
+            raise ValueError(f"mechanisms must be None (all) for method={method!r}, got {mech}")
+        rcfg = rejoin_key(config)
+        if method == "spare+repair" and rcfg[0] == float("inf"):  # never rejoins: SPARe+CKPT
+            p = predict("spare", N, r, C, config, layout=layout, mu_convention=mu_convention,
+                        job_mtbf_s=job_mtbf_s, detect_s=detect_s)
+            return Prediction(**{**p.as_dict(), "method": method})
+        return Prediction(**rejoin_fields(method, N, r, C, key, rcfg, steps, layout,
+                                          job=(nu, detect)))
     cfg = _Cfg(key)
     ckpt_per_step = cfg.checkpoint_s / C if C else 0.0
     R, windows, prefail, first, ss, transient, t_eq = _cycles(method, N, r, layout, mech, key)
+    p_job = 0.0
+    if nu > 0.0:  # job-wide failures: one more term of every cycle's hazard
+        first, _ = with_job_failures(first, nu, detect)
+        ss, p_job = with_job_failures(ss, nu, detect)
+        transient = [(t, Rt, with_job_failures(c, nu, detect)[0]) for t, Rt, c in transient]
     # ---- the run: the first cycle (fresh clocks from t = 0), then restart + cycle units
     # (transient restarts, then equilibrium), as a chain over the checkpoint lattice ----
     run = _run_on_lattice([(0.0, 0.0, first)] + transient + [(t_eq, R, ss)], C, steps,
@@ -259,7 +303,7 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     if method != "ckpt":
         masked = restarts * max(fails_cycle - 1.0, 0.0) + P1 * float(first.n_surv[-1])
         shrink_total = cfg.shrink_s * masked
-    down = run["restart_time"] + shrink_total
+    down = run["restart_time"] + shrink_total + restarts * p_job * detect
     t0 = steps * (cfg.compute_per_stack_s + cfg.allreduce_s)
     # overhead: mean depth over committed steps (steps weighted by the survival)
     if method == "spare":
@@ -275,6 +319,7 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     wsteps = ss.trapz(ss.G * ss.rate)
     tstep = float(ss.trapz(ss.G) / wsteps) - ckpt_per_step
     ev = float(ss.trapz(ss.G * ss.rate * ss.events) / wsteps)
+    away = float(ss.trapz(ss.G * ss.rate * ss.n_surv) / wsteps)
     n_ckpt = float(-(-steps // C)) if C else 0.0
     return Prediction(
         method=method, N=N, r=r, C=C, ttt_over_t0=total / t0,
@@ -287,14 +332,16 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
         checkpoint_s=cfg.checkpoint_s * n_ckpt,
         restart_total_s=run["restart_time"], total_s=total, t0_s=t0,
         mu=float(mu_in_convention(_mu_index(method, N, r, layout), mu_convention)),
-        mu_convention=mu_convention)
+        mu_convention=mu_convention, stall_total_s=shrink_total, mean_away=away)
 
 
 def clear_caches() -> None:
     """Forget everything :func:`predict` memoises (P0(k) and μ of the layouts, clocks with their
-    renewal and transient tables, failure-law curves, cycles), so that the next call runs cold.
-    Only for timing: results do not depend on it (beyond rounding, ~1e-14)."""
+    renewal and transient tables, failure-law curves, cycles, the rejoining methods' group
+    processes, tables and cycles), so that the next call runs cold. Only for timing: results do
+    not depend on it (beyond rounding, ~1e-14)."""
     _clear_caches()
+    _clear_rejoin_caches()
 
 
 def eq7(method: str, N: int, r: int, config: ClusterLike, *, mu_convention: str = "index",

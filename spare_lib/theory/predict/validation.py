@@ -23,7 +23,7 @@ import pandas as pd
 
 from spare_lib.stacking.layout import max_ruler_r
 from spare_lib.theory.closed import mu_closed, replication_mu
-from spare_lib.theory.predict import MECHANISMS, ClusterLike, eq7, predict
+from spare_lib.theory.predict.model import MECHANISMS, ClusterLike, eq7, predict
 from spare_lib.theory.ttt import availability_opt
 
 PAPER_N = (200, 600, 1000)

@@ -3,7 +3,7 @@
 Per kind of cycle (first, steady, transient) and failure law: the τ grid, the fraction of groups
 failed by τ (from the renewed clocks, conditioned on the restart windows), the quadrature nodes
 over the restart's duration and the transient restart times; cached per failure law
-(independent of the method and r) and filled lazily along τ. :mod:`.predict_cycle` turns them
+(independent of the method and r) and filled lazily along τ. :mod:`.cycle` turns them
 into one cycle's survival, step time and depth. Also the gradient/trapezoid coefficients shared
 by both modules (numpy's arithmetic, computed once per grid).
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from spare_lib.theory.predict_terms import (
+from spare_lib.theory.predict.terms import (
     Clock,
     RestartLaw,
     failed_fractions_many,
@@ -70,7 +70,7 @@ def restart_end_nodes_many(restarts: list[RestartLaw], N: int, n: int = _N_T_NOD
     """:func:`restart_end_nodes` of several restart laws on the same lattice, vectorised: the
     bins of every law are summed by one ``np.add.reduceat``. (A bin of one lattice cell has
     its T exactly on the lattice, as a one-term sum must:
-    :func:`~spare_lib.theory.predict_terms.failed_fractions` floors T/h.)"""
+    :func:`~spare_lib.theory.predict.terms.failed_fractions` floors T/h.)"""
     rows = []
     for rl in restarts:
         if getattr(rl, "n_groups", None) == N:
@@ -305,9 +305,9 @@ def _law_curves(N: int, law: tuple) -> tuple[dict, RestartLaw | None]:
     """Every cycle kind of one failure law: ({(kind, t0): (curves, restart mean)}, the
     equilibrium restart law or None). The steady and transient kinds (restarts at equilibrium
     ages and at the t0 of :func:`transient_restart_times`) are computed together: one batch of
-    restart laws (:func:`~spare_lib.theory.predict_terms.restart_laws`) and one lazily filled
+    restart laws (:func:`~spare_lib.theory.predict.terms.restart_laws`) and one lazily filled
     source of failed fractions for all their nodes
-    (:func:`~spare_lib.theory.predict_terms.failed_fractions_many`)."""
+    (:func:`~spare_lib.theory.predict.terms.failed_fractions_many`)."""
     dist, shape, mtbf, restart_s, cs, ta, failure_law, restart_windows = law
     clock = _clock(dist, N * mtbf, shape)
     tau = _tau_grid_cached(dist, N * mtbf, shape, cs + ta)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from spare_lib.stacking.layout import max_ruler_r
-from spare_lib.theory.predict import ClusterLike, Prediction, predict
+from spare_lib.theory.predict.model import ClusterLike, Prediction, predict
 
 
 def default_r_values(method: str, N: int) -> list[int]:

@@ -2,10 +2,10 @@
 
 A run is a sequence of cycles (training from the last checkpoint until a wipe-out, then a
 global restart). This module turns the failure-law curves of each kind of cycle (first,
-steady, transient: :mod:`spare_lib.theory.predict_curves`) into one cycle's survival, step time
+steady, transient: :mod:`spare_lib.theory.predict.curves`) into one cycle's survival, step time
 and depth on a τ grid (the wipe-out law under Binomial failures is
-:func:`~spare_lib.theory.predict_terms._binomial_moments`). The run is assembled from these
-cycles by :func:`spare_lib.theory.predict_chain._run_on_lattice`.
+:func:`~spare_lib.theory.predict.terms._binomial_moments`). The run is assembled from these
+cycles by :func:`spare_lib.theory.predict.chain._run_on_lattice`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from spare_lib.theory.finite import mu_finite as mu_finite  # (re-exported for the tests)
-from spare_lib.theory.predict_curves import (
+from spare_lib.theory.predict.curves import (
     _TAU_CHUNK,
     _TAU_MARGIN,
     _Cfg,
@@ -30,29 +30,24 @@ from spare_lib.theory.predict_curves import (
     _tau_grid_cached,
     transient_restart_times,
 )
-from spare_lib.theory.predict_curves import _cfg_key as _cfg_key  # (re-exported)
-from spare_lib.theory.predict_curves import restart_end_nodes as restart_end_nodes  # (re-exported)
-from spare_lib.theory.predict_curves import (  # (re-exported)
+from spare_lib.theory.predict.curves import _cfg_key as _cfg_key  # (re-exported)
+from spare_lib.theory.predict.curves import restart_end_nodes as restart_end_nodes  # (re-exported)
+from spare_lib.theory.predict.curves import (  # (re-exported)
     restart_end_nodes_many as restart_end_nodes_many,
 )
-from spare_lib.theory.predict_terms import (
+from spare_lib.theory.predict.terms import NoTrainingCycle as NoTrainingCycle  # (re-exported)
+from spare_lib.theory.predict.terms import (
     _binomial_moments,
     _mu_index,
     _n_tables,
     emax_std_normal,
     expected_max_stack_sum,
 )
-from spare_lib.theory.predict_terms import _p0_table as _p0_table  # (re-exported)
+from spare_lib.theory.predict.terms import _p0_table as _p0_table  # (re-exported)
 
 # ---------------------------------------------------------------------------------------------
 # one training cycle (from a restart's end, or from t = 0 with fresh clocks)
 # ---------------------------------------------------------------------------------------------
-
-class NoTrainingCycle(ValueError):
-    """The cluster never trains: a cycle is wiped out at its first poll with probability
-    ≥ 1 − 1e-9 (groups fail faster than the restart windows let them through), so TTT is
-    unbounded and the model has no cycle to describe."""
-
 
 class _Cycle:
     """Survival G(τ) of the uptime and progress V(τ) on a τ grid, with the derived moments.

@@ -271,6 +271,12 @@ def _window_failure_masses(surv_at: np.ndarray) -> np.ndarray:
     return -np.diff(surv_at)
 
 
+class NoTrainingCycle(ValueError):
+    """The cluster never trains: a cycle is wiped out at its first poll with probability
+    ≥ 1 − 1e-9 (groups fail faster than the restart windows let them through), or no restart
+    window ever completes, so TTT is unbounded and the model has no cycle to describe."""
+
+
 def _fresh_windows(clock: Clock, N: int, restart_s: float, n_h: int):
     """The part of :func:`restart_law` that does not depend on the first window, memoised on
     the clock: lattice step h, FFT length L, window edges, P(failure in a fresh window) and the
@@ -281,6 +287,9 @@ def _fresh_windows(clock: Clock, N: int, restart_s: float, n_h: int):
     if key not in cache:
         h = restart_s / n_h
         p_fresh = 1.0 - float(clock.survival(restart_s))
+        if not p_fresh < 1.0 - 1e-12:  # a fresh window practically never completes
+            raise NoTrainingCycle(f"a restart window of T_r = {restart_s:.3g} s completes with "
+                                  f"probability {1.0 - p_fresh:.3g}: no restart ends")
         # lattice long enough that N·P(D > L) is negligible
         n_win = 3
         if p_fresh > 0:

@@ -4,7 +4,7 @@ A run (:func:`spare_lib.theory.predict.predict`) is a sequence of cycles, each a
 and training from the last checkpoint until a wipe-out or the end. Its state is the number of
 steps left, on the lattice of checkpoints; a cycle from a state either finishes, or is wiped
 out between two of its checkpoints and moves down. :func:`_unit_law` turns one cycle law
-(a :class:`~spare_lib.theory.predict_cycle._Cycle`) into per-state probabilities, times and
+(a :class:`~spare_lib.theory.predict.cycle._Cycle`) into per-state probabilities, times and
 rework (numba, with a numpy oracle in ``tests/theory/test_predict_run.py``), and
 :func:`_run_on_lattice` sweeps the chain from the top state down for the expected totals.
 """
@@ -115,9 +115,9 @@ def _unit_law(cyc: Any, C: int | None, steps: int,
     G(t_m)), G(t_m), rw = E[uptime after the last checkpoint; wipe-out] (rework), last_m and
     eLast_m = E[Y + delay; wipe-out after τ_m]; per interval (2, J + 1): dG_j and eJ_j =
     E[Y + delay; τ_j ≤ Y < τ_{j+1}] (J: the last checkpoint on the cycle's grid). Times are
-    read off the grid as :func:`~spare_lib.theory.predict_cycle._time_to` does (linear in V
+    read off the grid as :func:`~spare_lib.theory.predict.cycle._time_to` does (linear in V
     and in τ; a state beyond the grid, where G ≤ 1e-9, is never finished); ∫G is
-    :meth:`~spare_lib.theory.predict_cycle._Cycle.trapz` up to t, the last cell cut at t. Every
+    :meth:`~spare_lib.theory.predict.cycle._Cycle.trapz` up to t, the last cell cut at t. Every
     entry is linear in the law, so mixing two laws mixes these arrays."""
     M = (steps - 1) // C if C else 0
     S = np.empty((5, M + 1))

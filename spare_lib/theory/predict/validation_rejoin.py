@@ -1,0 +1,179 @@
+"""Validation of the model of the rejoining methods against simulated runs (notebook 55, §5).
+
+The methods whose failed groups rejoin — SPARe+repair, elastic-drop, elastic-rebalance
+(:mod:`spare_lib.theory.predict.rejoin`) — on a grid of clusters: N, the system MTBF m, the restart
+T_r, the stall per reconfiguration, the rejoin time, blocking or non-blocking rejoin batches, and
+for elastic-rebalance the micro-batches b and the data fetch. As :mod:`.validation`, these
+helpers take simulated runs as plain tables (one row per run: the point's columns plus
+``ttt_over_t0``, ``availability``, ``overhead``, ``full_restarts``, ``dropped_sample_fraction``),
+so this module stays in the theory layer; the notebook runs
+:func:`spare_lib.cluster.simulate_many` with common random numbers (:func:`trial_failure_seeds`).
+
+* :func:`rejoin_grid_settings` — the grid (every (N, m, stall, rejoin) combination, the other
+  knobs rotated so that each pair of factors meets);
+* :func:`rejoin_grid_points` — per setting and method the r and C the model picks;
+* :func:`rejoin_point_table` — per point: simulated mean and standard error, the model, errors;
+* :func:`rejoin_error_summary` — mean and worst |ΔTTT/T0| per method, availability too.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from spare_lib.stacking.layout import max_ruler_r
+from spare_lib.theory.predict.cycle import NoTrainingCycle
+from spare_lib.theory.predict.grid import optimise_checkpoint, recommend
+from spare_lib.theory.predict.model import ClusterLike, predict
+from spare_lib.theory.predict.rejoin import REJOIN_METHODS
+
+#: Levels of the grid's factors.
+REJOIN_N = (32, 200, 1000)
+REJOIN_MTBF_S = (120.0, 300.0, 900.0)
+REJOIN_STALL_S = (0.1, 30.0, 120.0)
+REJOIN_REJOIN_S = (300.0, 600.0, 1800.0)
+REJOIN_RESTART_S = (300.0, 1200.0, 3600.0)
+REJOIN_B = (1, 8, 32)
+REJOIN_FETCH_S = (0.0, 30.0)
+#: SPARe+repair's r is searched over 2..this (and the layout's largest r).
+REPAIR_R_MAX = 8
+#: Points the model puts above this TTT/T0 are not simulated (a cluster that hardly trains; the
+#: simulator's runs would stop at their wall-time cap).
+TTT_CAP = 20.0
+#: The config fields a setting sets (the rest are the 600k preset's at N).
+SETTING_FIELDS = ("system_mtbf_s", "stall_s", "rejoin_s", "restart_s", "rejoin_stall_s",
+                  "microbatches", "fetch_s")
+
+
+def rejoin_grid_settings(design: str = "full") -> list[dict[str, Any]]:
+    """Cluster settings of the grid.
+
+    'full': all 81 combinations of N, m, stall and rejoin time; in each, the restart T_r, b and
+    the fetch are rotated (index sums modulo the levels, a Latin design: every pair of factors
+    meets in all level combinations) and the rejoin batch is blocking (``rejoin_stall_s`` None,
+    a stall as long as ``stall_s``) or non-blocking (0) by turns. 'smoke': 4 of them.
+    """
+    if design not in ("full", "smoke"):
+        raise ValueError(f"design must be 'full' or 'smoke', got {design!r}")
+    rows = []
+    for (i, N), (j, m), (k, s), (l, rj) in itertools.product(
+            enumerate(REJOIN_N), enumerate(REJOIN_MTBF_S), enumerate(REJOIN_STALL_S),
+            enumerate(REJOIN_REJOIN_S)):
+        rows.append({"N": N, "system_mtbf_s": m, "stall_s": s, "rejoin_s": rj,
+                     "restart_s": REJOIN_RESTART_S[(i + j + k + l) % 3],
+                     "microbatches": REJOIN_B[(i + 2 * j + k + 2 * l) % 3],
+                     "fetch_s": REJOIN_FETCH_S[(i + j + 2 * k + l) % 2],
+                     "rejoin_stall_s": None if (i + j + k + l) % 2 == 0 else 0.0})
+    if design == "smoke":
+        rows = [rows[t] for t in (13, 40, 58, 67)]
+    for c, row in enumerate(rows):
+        row["config_id"] = c
+    return rows
+
+
+def trial_failure_seeds(seed: int, trials: int) -> list[int]:
+    """The failure seed of each trial (``simulate(failure_seed=...)``), the same for every
+    method and setting: common random numbers (as :func:`spare_lib.cluster.strategies.trial_seeds`,
+    from (seed, t) only)."""
+    return [int(np.random.SeedSequence([int(seed), t]).generate_state(1, np.uint64)[0]
+                >> np.uint64(1)) for t in range(int(trials))]
+
+
+def rejoin_grid_points(settings: Sequence[dict[str, Any]], config_for: Callable[[dict], ClusterLike],
+                       methods: Sequence[str] = REJOIN_METHODS) -> list[dict[str, Any]]:
+    """The points to simulate: per setting and method the model's choice of r and C.
+
+    SPARe+repair: the model's best r over 2..min(:data:`REPAIR_R_MAX`, largest ruler r) with C
+    optimised per r (:func:`~spare_lib.theory.predict.grid.recommend`), and every second setting
+    one below it (r ≥ 2), so that the grid also holds points where wipe-outs happen; the elastic
+    methods: r = 1 and the model's best C. A point the model finds untrainable
+    (:class:`NoTrainingCycle`, or TTT/T0 above :data:`TTT_CAP`) is left out.
+    """
+    points = []
+    for s in settings:
+        cfg = config_for(s)
+        N = int(s["N"])
+        for method in methods:
+            try:
+                if method == "spare+repair":
+                    r_hi = min(REPAIR_R_MAX, max_ruler_r(N))
+                    rec = recommend(method, N, cfg, r_values=range(2, r_hi + 1), search="scan")
+                    r = max(2, rec.r - int(s["config_id"]) % 2)
+                    C = rec.C if r == rec.r else optimise_checkpoint(method, N, r, cfg)[0]
+                else:
+                    r = 1
+                    C = optimise_checkpoint(method, N, 1, cfg)[0]
+                if predict(method, N, r, int(C), cfg).ttt_over_t0 > TTT_CAP:
+                    continue
+            except NoTrainingCycle:
+                continue
+            points.append({**s, "method": method, "r": r, "C": int(C)})
+    return points
+
+
+def rejoin_point_table(runs: pd.DataFrame, point_cols: Sequence[str],
+                       config_for: Callable[[pd.Series], ClusterLike]) -> pd.DataFrame:
+    """Per point: simulated mean ± s.e., the model and the errors.
+
+    Parameters
+    ----------
+    runs : DataFrame
+        One row per simulated run: ``point_cols`` (with method, N, r, C) and ttt_over_t0,
+        availability, overhead, full_restarts, dropped_sample_fraction; with a ``completed``
+        column, the points where some run hit its wall-time cap are left out.
+    point_cols : sequence of str
+        Columns identifying a point.
+    config_for : callable
+        Row of the point table -> the config the runs used.
+
+    Returns
+    -------
+    DataFrame
+        point_cols + n, sim_ttt, sim_ttt_se, model_ttt, err_model_pct, sim_avail, model_avail,
+        err_avail_pts, sim_overhead, model_overhead, sim_restarts, model_restarts, sim_dropped,
+        model_dropped.
+    """
+    if "completed" in runs:
+        done = runs.groupby(list(point_cols), sort=False, dropna=False).completed.transform("all")
+        runs = runs[done.astype(bool)]
+    g = runs.groupby(list(point_cols), sort=False, dropna=False)
+    out = g.agg(n=("ttt_over_t0", "size"), sim_ttt=("ttt_over_t0", "mean"),
+                sim_ttt_sd=("ttt_over_t0", "std"), sim_avail=("availability", "mean"),
+                sim_overhead=("overhead", "mean"), sim_restarts=("full_restarts", "mean"),
+                sim_dropped=("dropped_sample_fraction", "mean")).reset_index()
+    out["sim_ttt_se"] = out.sim_ttt_sd.fillna(0.0) / np.sqrt(out.n)
+    cols: dict[str, list[float]] = {k: [] for k in ("model_ttt", "model_avail", "model_overhead",
+                                                    "model_restarts", "model_dropped")}
+    for _, row in out.iterrows():
+        p = predict(row["method"], int(row["N"]), int(row["r"]), int(row["C"]), config_for(row))
+        for k, v in (("model_ttt", p.ttt_over_t0), ("model_avail", p.availability),
+                     ("model_overhead", p.overhead), ("model_restarts", p.restarts),
+                     ("model_dropped", p.dropped_sample_fraction)):
+            cols[k].append(v)
+    for k, v in cols.items():
+        out[k] = v
+    out["err_model_pct"] = 100 * (out.model_ttt / out.sim_ttt - 1)
+    out["err_avail_pts"] = 100 * (out.model_avail - out.sim_avail)
+    return out.drop(columns="sim_ttt_sd")
+
+
+def rejoin_error_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per method (and all together): points, mean and worst |ΔTTT/T0| in %, mean and worst
+    |Δavailability| in points, and the worst point's error in standard errors of the simulated
+    mean."""
+    rows = []
+    for method, sub in [("all", table)] + list(table.groupby("method", sort=False)):
+        worst = sub.loc[sub.err_model_pct.abs().idxmax()]
+        rows.append({
+            "method": method, "points": len(sub),
+            "ttt_mean_pct": sub.err_model_pct.abs().mean(),
+            "ttt_worst_pct": sub.err_model_pct.abs().max(),
+            "ttt_worst_in_se": abs(worst.model_ttt - worst.sim_ttt) / max(worst.sim_ttt_se, 1e-12),
+            "avail_mean_pts": sub.err_avail_pts.abs().mean(),
+            "avail_worst_pts": sub.err_avail_pts.abs().max(),
+        })
+    return pd.DataFrame(rows)
