@@ -197,7 +197,19 @@ def _render_blocks(path: Path, text: str, results_dir: Path) -> str:
         from spare_lib.rectlr.microbatch_mc import render_doc_tables
 
         return render_doc_tables(text, results_dir)
+    if Path(path).name == "knobs.md":
+        return render_knobs_block(text)
     return text
+
+
+def render_knobs_block(text: str) -> str:
+    """``docs/knobs.md``'s ``knobs`` block from the knob registry
+    (:func:`spare_lib.registry.knobs.knobs_markdown`)."""
+    from spare_lib.registry.knobs import knobs_markdown
+
+    block = f"<!-- knobs:start -->\n{knobs_markdown()}<!-- knobs:end -->"
+    return re.sub(r"<!--\s*knobs:start\s*-->.*?<!--\s*knobs:end\s*-->", lambda _m: block, text,
+                  flags=re.S)
 
 
 def untagged_doc_numbers(text: str) -> list[str]:
