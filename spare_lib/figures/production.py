@@ -118,7 +118,8 @@ def tornado_markdown(rows: Any) -> str:
     favours there, the size of the effect (spread of the ratio) and whether the verdict flips."""
     from spare_lib.cluster.planning.sensitivity import tornado_table
 
-    lines = ["| GPUs | assumption | ends: ratio [95 % CI] (favours) | size | verdict flips |",
+    lines = ["| GPUs | assumption | ends: ratio [95 % CI] (favours) | size | "
+             "verdict changes across the ends |",
              "|---|---|---|---|---|"]
     for g in dict.fromkeys(rows["gpus"]):
         sub = rows[rows["gpus"] == g]
