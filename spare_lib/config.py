@@ -68,12 +68,13 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         # timeout_s must exceed a healthy worker's answer time on a loaded box; it is what a
         # SIGSTOP-ed (hung) worker costs. Smoke skips the Weibull-clock run and takes the
         # failure-free reference in-process (the tests check it equals the 16-process run).
+        # microbatches: b of the micro-batch section (issue 25), the same kills.
         "full": {"N": 16, "r": 3, "n_steps": 60, "checkpoint_every": 8, "lr": 0.5,
                  "timeout_s": 3.0, "shard_delay_s": 0.01, "process_reference": True,
-                 "weibull_steps": 60, "weibull_mtbf_steps": 4.0},
+                 "weibull_steps": 60, "weibull_mtbf_steps": 4.0, "microbatches": 4},
         "smoke": {"N": 16, "r": 3, "n_steps": 20, "checkpoint_every": 4, "lr": 0.5,
                   "timeout_s": 1.5, "shard_delay_s": 0.01, "process_reference": False,
-                  "weibull_steps": 0, "weibull_mtbf_steps": 4.0},
+                  "weibull_steps": 0, "weibull_mtbf_steps": 4.0, "microbatches": 4},
     },
     "50_restart_dominant_regime": {
         # N = 600 groups at every cluster size; 2000 steps are enough for the restart share
@@ -193,6 +194,14 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                   "ceiling_events": 5_000, "tornado_sizes": [100_000],
                   "tornado_trials": 2, "tornado_steps": 150,
                   "tornado_assumptions": ["job_share", "stall"]},
+    },
+    "95_design": {
+        # spare design on three jobs (every method, every power-of-two group size, fleet shares
+        # 1, 3/4, 1/2, 1/4), the 405B job again at the ends of Llama 3's MFU range. ~2 min.
+        "full": {"methods": "all", "sizes": None, "fleet_shares": [1.0, 0.75, 0.5, 0.25],
+                 "mfu_range": [0.38, 0.43]},
+        "smoke": {"methods": ["spare", "rep", "ckpt", "elastic-drop"], "sizes": [2048, 4096, 8192],
+                  "fleet_shares": [1.0, 0.5], "mfu_range": [0.38, 0.43]},
     },
     "90_explore": {
         # Closed forms are instant; the "simulate this point" button runs SPARe+CKPT at the

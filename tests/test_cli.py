@@ -17,11 +17,14 @@ from cli_runner import run, run_subprocess
 
 
 def test_simulate_json_small_run():
+    # the paper's cluster: since issue 23 every command derives T_a from the ring all-reduce
+    # unless told --allreduce preset (spare simulate used the preset's N/100 s)
     p = run("simulate", "--method", "spare", "--N", "200", "--r", "9", "--steps", "50", "--seed", "3",
-            "--json")
+            "--allreduce", "preset", "--json")
     assert p.returncode == 0, p.stderr
     res = json.loads(p.stdout)
     assert res["label"] == "SPARe+CKPT" and res["ckpt_steps"] == 15  # the paper's C at N=200, r=9
+    assert res["ckpt_source"] == "paper"
     assert res["steps"] == 50 and res["ttt_over_t0"] >= 1.0 and 0 < res["availability"] <= 1
 
 
@@ -69,7 +72,10 @@ def test_sweep_from_yaml_and_csv(tmp_path):
         (("simulate", "--method", "ckpt", "--r", "3"), "--r must be 1 with --method ckpt"),
         (("plan", "--steps", "100"), "--steps only applies with --simulate"),
         (("plan", "--spare-r", "3..5"), "--spare-r only applies with --simulate"),
-        (("plan", "--simulate", "1", "--spare-r", "3..5", "--spare-window", "2"), "--spare-window"),
+        (("plan", "--simulate", "1", "--spare-r", "3..5", "--r-window", "2"),
+         "--r-window sets the default SPARe candidates; it cannot be combined with --spare-r"),
+        (("plan", "--simulate", "1", "--spare-window", "2"), "unrecognized arguments: --spare-window"),
+        (("plan", "--no-ckpt-only"), "unrecognized arguments: --no-ckpt-only"),
         (("plan", "--simulate", "1", "--spare-r", "30"), "--spare-r must be integers in [2, 20]"),
         (("plan", "--simulate", "1", "--rep-r", "5..2"), "--rep-r must be integers like"),
         (("plan", "--simulate", "1", "--scheduler", "tcp://x:1"), "--scheduler needs --backend dask"),
@@ -118,7 +124,9 @@ def test_bad_flags_exit_2_in_a_real_process(args, flag):
 
 # ---------------------------------------------------------------------------------- spare plan
 
-PAPER_600 = ("--gpus", "600000", "--gpus-per-group", "1000", "--system-mtbf-min", "5",
+# m = 50,000 GPU-hours / 600,000 GPUs = 5 min (--system-mtbf-min 5 is refused by a library bug:
+# test_system_mtbf_flags_are_accepted)
+PAPER_600 = ("--gpus", "600000", "--gpus-per-group", "1000", "--gpu-mtbf-hours", "50000",
              "--restart-min", "60", "--checkpoint-s", "58.8", "--step-s", "70")
 
 
@@ -133,7 +141,8 @@ def test_plan_table_closed_form():
             if line.strip().startswith(("SPARe+CKPT ", "Rep+CKPT ", "CKPT-only "))}
     assert rows["SPARe+CKPT"][1] == "8" and rows["Rep+CKPT"][1] == "2" and rows["CKPT-only"][1] == "1"
     assert "r* = 10" in out  # the paper's own formulas
-    assert out.rstrip().splitlines()[-2].startswith("Verdict: SPARe+CKPT")  # then the closed-form hint
+    assert out.rstrip().splitlines()[-2].startswith("Verdict: SPARe+CKPT (closed form: no interval")
+    assert out.rstrip().splitlines()[-1].startswith("(closed form only: --simulate N_TRIALS checks")
 
 
 def test_plan_default_is_the_predictive_model():
@@ -142,7 +151,7 @@ def test_plan_default_is_the_predictive_model():
     p = run("plan", *PAPER_600, "--json")
     assert p.returncode == 0, p.stderr
     d = _strict_json(p.stdout)
-    assert d["model"] == "predict" and d["spare"]["r"] == 8 and d["rep"]["r"] == 3
+    assert d["model"] == "predict" and d["fast"]["spare"]["r"] == 8 and d["fast"]["rep"]["r"] == 3
     assert d["verdict"]["source"] == "model" and d["best"]["method"] == "spare"
     from spare_lib.cluster.planning import cluster_spec
     from spare_lib.theory.predict.grid import optimise_checkpoint
@@ -150,7 +159,8 @@ def test_plan_default_is_the_predictive_model():
     spec = cluster_spec(600_000, 1000, system_mtbf_s=300, step_s=70, checkpoint_s=58.8,
                         allreduce="ring")
     C, pr = optimise_checkpoint("rep", 600, 3, spec.cluster_config())
-    assert d["rep"]["checkpoint_steps"] == C and abs(d["rep"]["ttt_over_t0"] - pr.ttt_over_t0) < 1e-9
+    rep = d["fast"]["rep"]
+    assert rep["checkpoint_steps"] == C and abs(rep["ttt_over_t0"] - pr.ttt_over_t0) < 1e-9
     text = run("plan", *PAPER_600).stdout
     assert "Predictive model, model 'predict'" in text and "Best (model):" in text
 
@@ -162,9 +172,10 @@ def test_plan_json_gpu_mtbf_and_paper_model():
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     assert d["cluster"]["N"] == 200 and abs(d["cluster"]["system_mtbf_s"] - 300.0) < 1e-9
-    assert d["model"] == "paper" and d["spare"]["r"] == 8 and d["rep"]["r"] == 2
-    assert d["spare"]["checkpoint_steps"] >= 1 and 0 < d["spare"]["availability"] < 1
-    assert {"ttt_over_t0", "checkpoint_period_s", "availability"} <= set(d["ckpt"])
+    f = d["fast"]
+    assert d["model"] == "paper" and f["spare"]["r"] == 8 and f["rep"]["r"] == 2
+    assert f["spare"]["checkpoint_steps"] >= 1 and 0 < f["spare"]["availability"] < 1
+    assert {"ttt_over_t0", "checkpoint_period_s", "availability"} <= set(f["ckpt"])
 
 
 def test_plan_simulate_acceptance_n600():
@@ -174,16 +185,19 @@ def test_plan_simulate_acceptance_n600():
     p = run("plan", *PAPER_600, "--simulate", "3", "--json", "--workers", "2")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
-    assert 8 <= d["spare"]["r"] <= 10 and d["rep"]["r"] == 3
-    assert 0.40 <= d["gain_vs_rep"] <= 0.50
+    ch = d["choices"]
+    assert 8 <= ch["spare"]["r"] <= 10 and ch["rep"]["r"] == 3
+    assert 0.40 <= 1 - ch["spare"]["ttt"] / ch["rep"]["ttt"] <= 0.50  # the gain over Rep
+    assert d["loss_vs_best"]["rep"]["loss"] == pytest.approx(ch["rep"]["ttt"] / ch["spare"]["ttt"] - 1)
     # the predictive model (the default) picks Rep triplets as the simulation does, and says so
-    assert d["rep"]["closed_form_r"] == 3 and "model r = 3: same" in d["rep"]["summary"]
+    assert ch["rep"]["closed_form_r"] == 3 and "model r = 3: same" in ch["rep"]["summary"]
     # then the checkpoint interval is searched at the best r: 0.5, 0.75, 1, 1.5, 2 x C0
     for m in ("spare", "rep"):
-        assert len(d[m]["checkpoint_candidates"]) == 5
-        assert d[m]["closed_form_checkpoint_steps"] in d[m]["checkpoint_candidates"]
-        assert d[m]["checkpoint_steps"] in d[m]["checkpoint_tied"]
-    assert 0.40 <= d["gain_vs_rep_closed_checkpoint"] <= 0.50
+        assert len(ch[m]["checkpoint_candidates"]) == 5
+        assert ch[m]["closed_form_checkpoint_steps"] in ch[m]["checkpoint_candidates"]
+        assert ch[m]["checkpoint_steps"] in ch[m]["checkpoint_tied"]
+    at_c0 = {m: ch[m]["ttt_at_closed_form_checkpoint"] for m in ("spare", "rep")}
+    assert 0.40 <= 1 - at_c0["spare"] / at_c0["rep"] <= 0.50
     assert [pt["trials"] for pt in d["points"]] == [3] * len(d["points"])
     assert d["best"]["method"] == "spare" and d["steps"] == 10_000 and d["crn"]
 
@@ -204,6 +218,7 @@ def test_plan_simulate_table_says_how_far_from_closed_form():
     assert d["checkpoint_factors"] == [] and {pt["stage"] for pt in d["points"]} == {1}
 
 
+@pytest.mark.slow  # reruns the README's full-size example (pytest -m slow)
 def test_readme_plan_output_is_what_the_command_prints():
     """The README's "Plan a cluster" example is real output: rerunning the command shown there
     prints the same lines (the two lines that report wall time are compared without it)."""
@@ -221,6 +236,20 @@ def test_readme_plan_output_is_what_the_command_prints():
         return [line.rstrip() for line in text.strip().splitlines()]
 
     assert norm(p.stdout) == norm(block.group(2))
+
+
+@pytest.mark.parametrize("flag", [("--system-mtbf-min", "5"), ("--system-mtbf-s", "300")])
+def test_system_mtbf_flags_are_accepted(flag):
+    p = run("plan", "--gpus", "2000", "--gpus-per-group", "100", *flag, "--json")
+    assert p.returncode == 0, p.stderr
+    assert _strict_json(p.stdout)["cluster"]["system_mtbf_s"] == 300.0
+
+
+def test_simulate_takes_the_system_mtbf():
+    a = run("simulate", "--N", "200", "--system-mtbf-min", "5", "--steps", "20", "--json")
+    assert a.returncode == 0, a.stderr
+    b = run("simulate", "--N", "200", "--gpu-mtbf-hours", "50000", "--steps", "20", "--json")
+    assert a.stdout == b.stdout  # m = 5 min both ways on the 600,000 GPUs
 
 
 # ------------------------------------------------------------------ issue 12: a planner users can trust
@@ -246,8 +275,9 @@ def test_one_verdict_over_every_method_is_the_argmin_of_the_simulated_means():
     d = _strict_json(p.stdout)
     means = {}
     for m in ("spare", "rep", "ckpt"):
-        pt = next(q for q in d["points"] if q["method"] == m and q["r"] == d[m]["r"]
-                  and q["checkpoint_steps"] == d[m]["checkpoint_steps"])
+        c = d["choices"][m]
+        pt = next(q for q in d["points"] if q["method"] == m and q["r"] == c["r"]
+                  and q["checkpoint_steps"] == c["checkpoint_steps"])
         means[m] = pt["ttt_mean"]
     best = min(means, key=means.get)
     assert d["best"]["method"] == best and d["best"]["ttt_over_t0"] == means[best]
@@ -256,11 +286,14 @@ def test_one_verdict_over_every_method_is_the_argmin_of_the_simulated_means():
         x = d["loss_vs_best"][m]
         assert x["loss"] == pytest.approx(means[m] / means[best] - 1)
         assert x["ci_low"] <= x["loss"] <= x["ci_high"]  # 2 paired trials: a t interval
-    assert d["closed_verdict"]["best"]["method"] == "ckpt"  # CKPT-only by the closed form too
+    assert d["model_verdict"]["best"]["method"] == "ckpt"  # CKPT-only by the model too
     text = run("plan", *LLAMA, "--simulate", "2", "--steps", "4000", "--checkpoint-factors", "none",
                "--workers", "2")
     last = text.stdout.rstrip().splitlines()[-1]
-    assert last.startswith(f"Verdict: {d['best']['label']}")
+    # the best, or a tie naming it when a paired interval covers 0 (a tie is never a win)
+    tied = any(x["tied"] for x in d["loss_vs_best"].values())
+    head = "Verdict: tied between " if tied else "Verdict: "
+    assert last.startswith(head + d["best"]["label"])
     if best != "spare":
         assert "SPARe is the wrong choice on this cluster" in last or "does not pay off" in last
     assert "95 % CI" in text.stdout
@@ -272,13 +305,13 @@ def test_any_cluster_size_plans_and_simulates(N):
             "--checkpoint-factors", "none", "--workers", "1", "--json")
     assert p.returncode == 0, p.stderr
     d = _strict_json(p.stdout)
-    assert d["closed"]["cluster"]["N"] == N and all(pt["r"] <= N for pt in d["points"])
+    assert d["cluster"]["N"] == N and all(pt["r"] <= N for pt in d["points"])
     assert d["best"]["method"] in ("spare", "rep", "ckpt")
 
 
 def test_candidate_sets_from_the_cli():
     p = run("plan", "--gpus", "600000", "--gpus-per-group", "3000", "--step-s", "66", "--simulate", "1",
-            "--steps", "30", "--spare-r", "3,5..6", "--rep-r", "2..3", "--no-ckpt-only",
+            "--steps", "30", "--spare-r", "3,5..6", "--rep-r", "2..3", "--strategies", "spare,rep",
             "--checkpoint-factors", "none", "--workers", "1", "--json")
     assert p.returncode == 0, p.stderr
     d = _strict_json(p.stdout)
@@ -294,7 +327,8 @@ def test_too_few_restarts_are_flagged_with_a_steps_hint():
     assert "fewer than 5 global restarts per run on average" in p.stdout
     assert "rerun with --steps" in p.stdout and "[given: 300 steps]" in p.stdout
     q = run("plan", *LLAMA, "--simulate", "1", "--checkpoint-factors", "none", "--spare-r", "2",
-            "--rep-r", "2", "--no-ckpt-only", "--workers", "2", "--json")
+            "--rep-r", "2", "--strategies", "spare,rep", "--workers", "2", "--json")
+    assert q.returncode == 0, q.stderr
     d = _strict_json(q.stdout)
     assert d["steps"] > 10_000 and d["steps_note"].startswith("auto: ")  # says what it chose
 
@@ -433,32 +467,37 @@ DOMAINS = ("--gpus", "2000", "--gpus-per-group", "20", "--domain-size", "5", "--
 
 
 def test_plan_domains_closed_form_uses_mu_correlated():
-    p = run("plan", *DOMAINS, "--layout", "domain-aware", "--rep-placement", "strided")
+    # (--rep-placement only acts with --simulate: Rep's closed form is the same either way)
+    p = run("plan", *DOMAINS, "--layout", "domain-aware")
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert "failure domains of D = 5 groups, q = 0.2 of failure events are domain events" in out
-    assert "SPARe layout domain-aware, Rep placement strided" in out
+    assert "SPARe layout domain-aware, Rep placement consecutive" in out
     assert "theory.mu_correlated(N, r, D, q, layout='domain-aware')" in out
     assert "Rep+CKPT's closed form ignores the domains" in out
     q = run("plan", *DOMAINS, "--json")
     assert q.returncode == 0, q.stderr
     d = _strict_json(q.stdout)
     assert d["cluster"]["domain_size"] == 5 and d["cluster"]["domain_fault_share"] == 0.2
-    assert d["layout"] == "ruler" and any("mu_correlated" in n for n in d["notes"])
+    assert d["layout"] == "ruler" and any("mu_correlated" in n for n in d["model_notes"])
+    # the predictive model does not cover domains: the finite closed forms, and it says so
+    assert d["model"] == "finite" and any("does not cover failure domains" in n
+                                          for n in d["model_notes"])
     # correlated failures shorten SPARe's time between restarts against independent ones
-    base = _strict_json(run("plan", "--gpus", "2000", "--gpus-per-group", "20", "--json").stdout)
-    assert base["notes"] == [] and base["cluster"]["domain_size"] == 1
-    mu = {pt["r"]: pt["mu"] for pt in d["curve"] if pt["method"] == "spare"}
-    mu0 = {pt["r"]: pt["mu"] for pt in base["curve"] if pt["method"] == "spare"}
-    assert all(mu[r] < mu0[r] for r in mu)
+    base = _strict_json(run("plan", "--gpus", "2000", "--gpus-per-group", "20", "--model", "finite",
+                            "--json").stdout)
+    assert base["model_notes"] == [] and base["cluster"]["domain_size"] == 1
+    mu = {pt["r"]: pt["mu"] for pt in d["fast"]["spare"]["curve"]}
+    mu0 = {pt["r"]: pt["mu"] for pt in base["fast"]["spare"]["curve"]}
+    assert mu.keys() == mu0.keys() and all(mu[r] < mu0[r] for r in mu)
 
 
 def test_plan_domains_without_events_keep_the_independent_numbers():
     a = _strict_json(run("plan", *PAPER_600, "--json").stdout)
     b = _strict_json(run("plan", *PAPER_600, "--domain-size", "10", "--json").stdout)
-    assert [p["ttt_over_t0"] for p in a["curve"]] == [p["ttt_over_t0"] for p in b["curve"]]
-    assert b["notes"] == ["failure domains of D = 10 groups but no domain events (q = 0): failures "
-                          "are independent"]
+    assert a["fast"] == b["fast"] and a["best"] == b["best"]
+    assert b["model_notes"] == ["failure domains of D = 10 groups but no domain events (q = 0): "
+                                "failures are independent"]
 
 
 def test_plan_domains_skips_impossible_layouts_with_a_warning_and_simulates():
@@ -466,15 +505,16 @@ def test_plan_domains_skips_impossible_layouts_with_a_warning_and_simulates():
     p = run("plan", "--gpus", "2000", "--gpus-per-group", "20", "--domain-size", "12",
             "--domain-fault-share", "0.1", "--layout", "domain-aware", "--rep-placement", "strided",
             "--simulate", "2", "--steps", "100", "--spare-r", "4,9", "--rep-r", "2",
-            "--checkpoint-factors", "none", "--no-ckpt-only", "--workers", "2", "--json")
+            "--checkpoint-factors", "none", "--strategies", "spare,rep", "--workers", "2", "--json")
     assert p.returncode == 0, p.stderr
-    lines = p.stderr.strip().splitlines()
-    assert len(lines) == 2 and all(x.startswith("spare: warning: ") for x in lines), p.stderr
-    assert ("--layout domain-aware does not exist for SPARe r = 7..9 at N = 100 with --domain-size 12"
-            in lines[0])
-    assert "SPARe r = 9 skipped" in lines[1]
+    # one warning: the explicit r the layout does not have (the model's curve stops at r = 6 and
+    # says so no more on stderr: --json prints nothing else)
+    (line,) = p.stderr.strip().splitlines()
+    assert line == ("spare: warning: SPARe r = 9 skipped: the domain-aware layout does not exist "
+                    "there (N = 100, D = 12)")
     d = _strict_json(p.stdout)
-    assert d["closed"]["skipped_r"] == [7, 8, 9] and d["closed"]["layout"] == "domain-aware"
+    assert [q["r"] for q in d["fast"]["spare"]["curve"]] == [2, 3, 4, 5, 6]  # 7..9 skipped
+    assert d["layout"] == "domain-aware" and d["r_max"] == 6
     assert {(q["method"], q["r"]) for q in d["points"]} == {("spare", 4), ("rep", 2)}
     assert any("skipped" in w for w in d["warnings"])
 
@@ -491,31 +531,42 @@ def test_simulate_takes_domains_layout_and_rep_placement():
     assert _strict_json(q.stdout)["rep_placement"] == "strided"
 
 
+def _choices(cmd: str, flag: str) -> tuple:
+    from spare_lib.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command").choices[cmd]
+    return tuple(next(a for a in sub._actions if flag in a.option_strings).choices)
+
+
 def test_layout_choices_match_the_planner():
-    from spare_lib.cli import common
+    """The flags' choices are the registry's, and the registry's are the planner's."""
     from spare_lib.cluster.planning import REP_PLACEMENTS
     from spare_lib.cluster.planning.layouts import LAYOUTS
+    from spare_lib.registry.knobs import KNOBS
 
-    assert common.LAYOUTS == LAYOUTS and common.REP_PLACEMENTS == REP_PLACEMENTS
+    assert KNOBS["layout"].choices == LAYOUTS and KNOBS["rep_placement"].choices == REP_PLACEMENTS
+    for cmd in ("plan", "simulate"):
+        assert _choices(cmd, "--layout") == LAYOUTS
+        assert _choices(cmd, "--rep-placement") == REP_PLACEMENTS
 
 
 def test_cli_cluster_defaults_match_the_library():
-    from spare_lib.cli import common
     from spare_lib.cluster.config import GPU_MTBF_S
     from spare_lib.cluster.planning import ALLREDUCE_CHOICES
+    from spare_lib.registry.knobs import KNOBS
 
-    assert common.ALLREDUCE_CHOICES == ALLREDUCE_CHOICES
-    assert common.DEFAULT_GPU_MTBF_HOURS * 3600 == GPU_MTBF_S
+    assert KNOBS["allreduce"].choices == ALLREDUCE_CHOICES == _choices("plan", "--allreduce")
+    assert KNOBS["gpu_mtbf_s"].default == GPU_MTBF_S
 
 
 @pytest.mark.parametrize(
     ("args", "expect"),
     [
-        (("plan", "--domain-size", "0"), "--domain-size must be an integer >= 1"),
+        (("plan", "--domain-size", "0"), "--domain-size must be an integer in [1, 1e12], got '0'"),
         (("plan", *DOMAINS[:4], "--domain-size", "101"),
          "--domain-size must be an integer in [1, N] = [1, 100]"),
-        (("plan", "--domain-fault-share", "1.5"), "--domain-fault-share must be a number in [0, 1]"),
-        (("plan", "--domain-fault-share", "-0.1"), "--domain-fault-share must be a number in [0, 1]"),
+        (("plan", "--domain-fault-share", "1.5"), "--domain-fault-share must be in [0, 1], got '1.5'"),
+        (("plan", "--domain-fault-share", "-0.1"), "--domain-fault-share must be in [0, 1], got '-0.1'"),
         (("plan", "--layout", "diagonal"), "--layout"),
         (("plan", "--rep-placement", "random"), "--rep-placement"),
         (("plan", *DOMAINS[:4], "--domain-size", "50", "--layout", "domain-aware"),
@@ -533,3 +584,61 @@ def test_domain_flags_bad_input_is_one_line(args, expect):
     lines = [x for x in p.stderr.strip().splitlines() if not x.startswith("spare: warning")]
     (line,) = lines
     assert line.startswith("spare: error: ") and expect in line, line
+
+
+# ------------------------------------------------------------------ issue 23: inputs of "Why"
+
+_SMALL_SIM = ("--gpus", "2000", "--gpus-per-group", "100", "--steps", "50", "--checkpoint-factors",
+              "none", "--backend", "serial")
+
+
+@pytest.mark.parametrize("args", [
+    ("--restart-min", "1e300"),
+    ("--gpu-mtbf-hours", "0.5"),
+    ("--system-mtbf-min", "0.05"),
+    (*_SMALL_SIM, "--simulate", "1"),
+    ("--gpus-per-group", "300001"),
+])
+def test_accepted_inputs_answer_or_refuse_in_one_line(args):
+    """An answer without nan, or exit 2 with one line naming the flag; never a traceback."""
+    p = run("plan", *args)
+    assert "Traceback" not in p.stderr and p.returncode in (0, 2), p.stderr[-2000:]
+    if p.returncode == 2:
+        (line,) = p.stderr.strip().splitlines()
+        assert line.startswith("spare: error: ") and args[0] in line
+        assert args[0] != "--system-mtbf-min" or "not both" not in line
+    else:
+        assert "nan" not in p.stdout and "Verdict: " in p.stdout
+
+
+def test_one_trial_says_nothing_is_resolved():
+    p = run("plan", *_SMALL_SIM, "--simulate", "1")
+    assert p.returncode == 0, p.stderr
+    assert "from one trial per candidate: no interval, so no difference is resolved" in p.stdout
+    assert "tied" not in p.stdout.split("Best (simulated)")[-1]
+
+
+def test_a_domain_share_without_domains_falls_back_to_the_closed_forms():
+    """q > 0 with D = 1 (domain events of one group, a cluster-wide renewal process): the
+    predictive model does not cover it, so the planner uses the 'finite' closed forms, as for
+    D > 1 (it used to end in the predictive model's refusal)."""
+    p = run("plan", "--gpus", "2000", "--gpus-per-group", "100", "--domain-fault-share", "0.2",
+            "--json")
+    assert p.returncode == 0, p.stderr
+    d = _strict_json(p.stdout)
+    assert d["model"] == "finite" and d["cluster"]["domain_fault_share"] == 0.2
+    assert "the predictive model does not cover domain events: the 'finite' closed forms are " \
+        "used instead" in d["model_notes"]
+
+
+@pytest.mark.xfail(strict=True, reason="library bug: flag_names turns the word 'model' of a "
+                   "library message into '--model' and keeps its 'config.' prefix: 'config."
+                   "--domain-fault-share must be 0: the --model has independent group clocks "
+                   "only' (no longer reached by spare plan, which falls back to the closed forms)")
+def test_flag_names_keeps_prose_words_and_drops_the_config_prefix():
+    from spare_lib.cli.common import flag_names
+
+    line = flag_names("config.domain_fault_share must be 0: the model has independent group "
+                      "clocks only")
+    assert "config." not in line and "the --model" not in line
+    assert line.startswith("--domain-fault-share must be 0")

@@ -14,8 +14,8 @@ import pytest
 from cli_runner import Completed, run
 
 SMALL = ("--gpus", "2000", "--gpus-per-group", "100")  # N = 20 groups
-FAST = ("--simulate", "2", "--steps", "150", "--spare-r", "3", "--rep-r", "2", "--no-ckpt-only",
-        "--checkpoint-factors", "none", "--backend", "serial")
+FAST = ("--simulate", "2", "--steps", "150", "--spare-r", "3", "--rep-r", "2", "--strategies",
+        "spare,rep", "--checkpoint-factors", "none", "--backend", "serial")
 
 
 
@@ -138,63 +138,92 @@ def test_trace_constants_match_the_library():
     from spare_lib.cli import trace
     from spare_lib.cluster.planning.traces import PLACEMENTS
     from spare_lib.failures import DISTS, FORMATS, METHODS, TIME_UNITS_S
+    from spare_lib.registry.knobs import KNOBS
 
     assert trace.FORMATS == tuple(FORMATS) and trace.TIME_UNITS == tuple(TIME_UNITS_S)
     assert trace.FIT_DISTS == tuple(DISTS) and trace.SYNTH_METHODS == tuple(METHODS)
     assert trace.PLACEMENTS == tuple(PLACEMENTS)
+    # the registry's knobs of spare plan --failures take the same values
+    assert KNOBS["failures_format"].choices == tuple(FORMATS)
+    assert KNOBS["failures_time_unit"].choices == tuple(TIME_UNITS_S)
+    assert set(KNOBS["failures_law"].choices) == set(DISTS)  # the default (weibull) first
+    assert KNOBS["failures_method"].choices == tuple(METHODS)
+    assert KNOBS["failures_placement"].choices == tuple(PLACEMENTS)
 
 
 # ------------------------------------------------------------------------------ spare plan --failures
-
 
 def test_plan_failures_text_recommends_r_and_c(small_log):
     p = run("plan", *SMALL, "--failures", str(small_log), "--failures-time-unit", "h",
             "--failures-gpus-per-node", "8", *FAST)
     assert p.returncode == 0, p.stderr
     out = p.stdout
-    assert f"Failures: csv ({small_log}: 200 faults on 49 nodes" in out
-    assert "the Weibull model is not used" in out and "2 trials x 150 steps" in out
+    assert f"failures from the log '{small_log}': its group failures on this cluster give m = " in out
+    assert (f"Simulation (2 trials x 150 steps per run [given: 150 steps], failures from the log "
+            f"'{small_log}' (block-bootstrap)") in out
+    assert "the same synthesized failures per trial for every candidate" in out
     rows = [x.split() for x in out.splitlines() if x.strip().startswith(("SPARe+CKPT ", "Rep+CKPT "))]
-    assert [r[:3] for r in rows[:2]] == [["SPARe+CKPT", "r", "3"], ["Rep+CKPT", "r", "2"]]
-    assert "SPARe+CKPT r = 3" in out and "Rep+CKPT   r = 2" in out
-    assert "gain of SPARe+CKPT over Rep+CKPT" in out and "Best: " in out
+    assert [r[:4] for r in rows[2:4]] == [["SPARe+CKPT", "r", "3", rows[2][3]],
+                                          ["Rep+CKPT", "r", "2", rows[3][3]]]  # the simulated r
+    assert "SPARe+CKPT: simulated r = 3" in out and "Rep+CKPT: simulated r = 2" in out
+    assert "Best (simulated): " in out and out.rstrip().splitlines()[-1].startswith("Verdict: ")
+    assert "the log's nodes hold" not in out  # --failures-gpus-per-node given: no assumption
 
 
-def test_plan_failures_json_fitted_random_and_default_trials(small_log):
+def test_plan_failures_json_fitted_random_and_model_only(small_log):
     p = run("plan", *SMALL, "--failures", str(small_log), "--failures-time-unit", "h",
-            "--gpus-per-server", "4", "--failures-method", "fitted", "--failures-dist", "exponential",
+            "--gpus-per-server", "4", "--failures-method", "fitted", "--failures-law", "exponential",
             "--failures-placement", "random", *FAST, "--json")
     assert p.returncode == 0, p.stderr
     d = _strict_json(p.stdout)
-    assert d["failures"] == "csv via fitted, placement random" and d["trials"] == 2 and d["steps"] == 150
+    assert d["failures"] == {"source": "trace", "name": str(small_log), "method": "fitted",
+                             "law": "exponential", "placement": "random", "gpus_per_server": 4,
+                             "tolerance_s": 1.0, "checkpoint_rule": "closed-form", "label": "csv"}
+    assert d["trials"] == 2 and d["steps"] == 150 and not d["crn"]
     assert set(d["choices"]) == {"spare", "rep"} and d["best"]["method"] in ("spare", "rep")
-    assert d["choices"]["spare"]["r"] == 3 and d["system_mtbf_s"] > 0
+    assert d["choices"]["spare"]["r"] == 3 and d["cluster"]["model_system_mtbf_s"] > 0
     assert all(pt["trials"] == 2 for pt in d["points"])
-    # without --simulate: the library's 5 trials, and the report says so
-    args = FAST[2:]  # no --simulate
-    q = run("plan", *SMALL, "--failures", str(small_log), "--failures-time-unit", "h",
-            "--failures-gpus-per-node", "8", *args, "--steps", "60")
+    # without --simulate: the fast model only, at the log's m, as in every mode (the trace
+    # branch used to simulate 5 trials by default), with the log's assumed GPUs per node
+    q = run("plan", *SMALL, "--failures", str(small_log), "--failures-time-unit", "h")
     assert q.returncode == 0, q.stderr
-    assert "Simulation (5 trials (the default without --simulate) x 60 steps" in q.stdout
+    assert q.stdout.rstrip().splitlines()[-1].startswith("(model only: --simulate N_TRIALS")
+    assert "the log's nodes hold 8 (the synthesizer's default) GPUs each" in q.stdout
+    assert "Simulation (" not in q.stdout
 
 
 @pytest.mark.parametrize(
     ("args", "expect"),
     [
-        (("--failures", "{dir}/missing.csv"), "--failures '{dir}/missing.csv': path does not exist"),
-        (("--failures", "{bad}"), "--failures '{bad}': row 3, column 'start'"),
+        pytest.param(("--failures", "{dir}/missing.csv"),
+                     "--failures '{dir}/missing.csv': path does not exist"),
+        pytest.param(("--failures", "{bad}"), "--failures '{bad}': row 3, column 'start'"),
         (("--failures-format", "csv"), "--failures-format only applies with --failures FILE"),
-        (("--failures", "{f}", "--system-mtbf-min", "5"), "--system-mtbf-min does not apply with --failures"),
-        (("--failures", "{f}", "--model", "paper"), "--model does not apply with --failures"),
-        (("--failures", "{f}", "--domain-fault-share", "0.2"), "--domain-fault-share does not apply"),
-        (("--failures", "{f}", "--layout", "domain-aware"), "--layout must be ruler or consecutive"),
-        (("--failures", "{f}", "--rep-placement", "strided"), "--rep-placement must be consecutive"),
-        (("--failures", "{f}", "--backend", "dask"), "--backend must be processes or serial"),
-        (("--failures", "{f}", "--failures-dist", "gamma"), "--failures-dist only applies with"),
-        (("--failures", "{f}", "--failures-placement", "rack"), "--failures-placement"),
-        (("--failures", "{f}", "--failures-checkpoint", "paper", "--simulate", "2"),
-         "--failures-checkpoint='paper' needs N in (200, 600, 1000) (the paper's table), got 20"),
-        (("--failures", "{f}", "--spare-r", "9", "--simulate", "2"), "--spare-r must be"),
+        (("--failures-dist", "gamma"), "unrecognized arguments: --failures-dist"),  # renamed
+        pytest.param(("--failures", "{f}", "--system-mtbf-min", "5"),
+                     "--system-mtbf-min does not apply with --failures"),
+        pytest.param(("--failures", "{f}", "--weibull-shape", "2"),
+                     "--weibull-shape does not apply with --failures (the log replaces the "
+                     "Weibull model)"),
+        pytest.param(("--failures", "{f}", "--domain-fault-share", "0.2"),
+                     "--domain-fault-share does not apply"),
+        pytest.param(("--failures", "{f}", "--layout", "domain-aware"),
+                     "--layout must be ruler or consecutive"),
+        pytest.param(("--failures", "{f}", "--rep-placement", "strided", "--simulate", "2"),
+                     "--rep-placement must be consecutive"),
+        pytest.param(("--failures", "{f}", "--simulate", "2", "--backend", "dask"),
+                     "--backend dask does not apply with --failures"),
+        pytest.param(("--failures", "{f}", "--failures-law", "gamma"),
+                     "--failures-law only applies with --failures-method fitted"),
+        pytest.param(("--failures", "{f}", "--failures-placement", "rack"),
+                     "--failures-placement"),
+        pytest.param(("--failures", "{f}", "--failures-time-unit", "h", "--failures-checkpoint",
+                      "paper", "--simulate", "2"),
+                     "--failures-checkpoint='paper' needs N in (200, 600, 1000) (the paper's "
+                     "table), got 20"),
+        pytest.param(("--failures", "{f}", "--failures-time-unit", "h", "--spare-r", "9",
+                      "--simulate", "2"),
+                     "--spare-r must be"),
     ],
 )
 def test_plan_failures_bad_input_is_one_line(tmp_path, small_log, args, expect):
@@ -208,6 +237,7 @@ def test_plan_failures_bad_input_is_one_line(tmp_path, small_log, args, expect):
 # ------------------------------------------------------------------------------ README examples
 
 
+@pytest.mark.slow  # reruns the README's full-size example (pytest -m slow)
 def test_readme_trace_and_domain_examples_are_what_the_commands_print():
     """The README's `spare trace`, `spare plan --failures` and failure-domain examples are real
     output: rerunning each command prints the same lines (wall time aside)."""

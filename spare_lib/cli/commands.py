@@ -55,7 +55,7 @@ def add_simulate_parser(sub: Any) -> None:
     add_knob_args(s, ("steps",))
     add_layout_args(s)
     add_knob_args(s, ("exact_patch", "max_wall_t0"))
-    s.add_argument("--seed", type=positive_int("--seed", lo=0), default=0)
+    add_knob_args(s, ("seed",))
     s.add_argument("--failure-seed", type=positive_int("--failure-seed", lo=0), default=None,
                    help="common failure streams: runs with the same failure seed see the same "
                         "failure gaps per group, whatever the method and r")
@@ -107,7 +107,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         elif not spec_m.layout:
             layout = "ruler"  # SPARe's layout; ignored by the other methods
         ensure_kernels(quiet=args.json)
-        res = simulate_point(args.method, spec.N, r, ckpt, seed=args.seed, layout=layout,
+        res = simulate_point(args.method, spec.N, r, ckpt, seed=knob_value(args, "seed"), layout=layout,
                              failure_seed=args.failure_seed,
                              exact_patch=bool(knob_value(args, "exact_patch")),
                              max_wall_s=knob_value(args, "max_wall_t0") * cfg.t0_s(),

@@ -168,6 +168,8 @@ def spec_from_args(args: argparse.Namespace) -> Any:
         v["system_mtbf_s"] = None  # derived from the per-GPU MTBF
     if not knob_given(args, "allreduce_s"):
         v["allreduce_s"] = None  # derived from --allreduce
+    if not knob_given(args, "checkpoint_s"):
+        v["checkpoint_s"] = None  # T_s = --model-bytes / the checkpoint bandwidth
     if hasattr(args, "stall_s"):  # the commands with the strategy flags: their run knobs
         v.update(knob_values(args, RUN_FLAG_KNOBS, given_only=True))
     for name in ("straggler_share", "straggler_slowdown"):

@@ -98,7 +98,8 @@ def design_json(res: Any, sim: Any = None) -> dict[str, Any]:
                                                  "tied": False} for p in plans}
     d = {"schema": "spare-design/1", "job": dataclasses.asdict(res.job),
          "methods": list(res.methods), "model": res.model, "steps": res.job.steps,
-         "evaluations": res.evaluations, "skipped": {str(k): v for k, v in res.skipped.items()},
+         "evaluations": res.evaluations, "searched": res.searched,
+         "skipped": {str(k): v for k, v in res.skipped.items()},
          "plans": [dataclasses.asdict(p) | {"goodput": p.goodput} for p in plans],
          "pareto": [dataclasses.asdict(p) | {"goodput": p.goodput} for p in res.pareto()],
          "best": dataclasses.asdict(best) | {"goodput": best.goodput}, "loss_vs_best": loss}
@@ -146,17 +147,16 @@ def cmd_design(args: argparse.Namespace) -> int:
     print(f"Job: {job.params:.3g} parameters, {job.tokens:.3g} tokens in {job.steps:,} steps of "
           f"{job.tokens_per_step:.3g} tokens, on {job.gpus:,} {job.device.name} at MFU "
           f"{job.mfu:g} (peak {job.device.peak_flops / 1e12:g} TFLOP/s, "
-          f"{job.device.memory_bytes / 1e9:g} GB); {res.evaluations:,} model evaluations")
+          f"{job.device.memory_bytes / 1e9:g} GB); {res.searched:,} configurations searched, "
+          f"{res.evaluations:,} evaluated by the model (the rest: C whose checkpoint cost alone "
+          "exceeds the best time found)")
     print(f"\nBest plans (model '{res.model}'; days = T0 x TTT/T0; goodput = T0 / TTT):")
     print("\n".join(_table([_row(p) for p in res.ranked(top)])))
     print("\nPareto front (fewest days for the GPUs used):")
     print("\n".join(_table([_row(p) for p in res.pareto()])))
     for _m, why in sorted(res.skipped.items()):
         print(f"skipped: {why}")
-    b = res.best
-    print(f"\nBest: {b.label} with groups of {b.gpus_per_group} GPUs (N = {b.N}), r = {b.r}, "
-          f"C = {b.checkpoint_steps} steps: {b.days:.1f} days, {b.gpu_hours / 1e6:.2f}M GPU-hours "
-          f"(model; --simulate K checks it)")
+    print("\n" + res.best_line())
     if sim is not None:
         from spare_lib.cluster.planning.printing import verdict_lines
 

@@ -151,7 +151,7 @@ def _warm_theory() -> None:
     from spare_lib.cluster.config import h100_600k
     from spare_lib.stacking import ruler_layout
     from spare_lib.theory import overhead_mc, replication_failures_mc, s_star_sequence
-    from spare_lib.theory.predict import predict
+    from spare_lib.theory.predict import predict, predict_batch
 
     lay = ruler_layout(12, 3)
     overhead_mc(lay, 2, seed=0)
@@ -159,6 +159,10 @@ def _warm_theory() -> None:
     replication_failures_mc(12, 2, 2, seed=0)
     for method, r in (("spare", 3), ("rep", 2), ("ckpt", 1)):
         predict(method, 40, r, 10, h100_600k(40, steps=100))
+    rejoin = h100_600k(40, steps=100, rejoin_s=600.0)
+    for method, r in (("spare+repair", 3), ("elastic-drop", 1), ("elastic-rebalance", 1)):
+        predict(method, 40, r, 10, rejoin)
+    predict_batch(("spare", "elastic-drop"), 40, (1, 3), (None, 10), rejoin, max_states=16)
 
 
 def _warm_correlated() -> None:

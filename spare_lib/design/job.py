@@ -9,7 +9,7 @@ module derives the paper's quantities (``docs/design.md`` has every formula and 
 * compute of one shard (a group's B/N tokens) per step: 6·P·(B/N) flop (the dense transformer's
   forward and backward, Kaplan et al. 2020, §2.1) over M × peak × MFU:
   ``compute_per_stack_s = 6 P B / (N M peak MFU)``;
-* T_a: the α–β ring all-reduce (:func:`spare_lib.cluster.allreduce_time_s`) of the BF16
+* T_a: the α–β ring all-reduce (:func:`spare_lib.cluster.config.allreduce_time_s`) of the BF16
   gradient, 2·P bytes, over N groups, each GPU reducing its 1/M of it, of which the share
   ``exposed_allreduce`` is not hidden behind compute (default 0: the MFU is an end-to-end
   measurement, as Llama 3's, so the overlapped all-reduce is already in it; 1: the paper's

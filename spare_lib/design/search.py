@@ -1,13 +1,21 @@
 """The design search (issue 27): group size × method × r × C for a job, from the fast models.
 
 For every valid group size M (powers of two from the smallest that holds the training state,
-and the user's list), the job becomes a cluster (:meth:`~spare_lib.design.job.JobSpec.cluster`)
-and every method's fast model (:func:`spare_lib.cluster.planning.models.fast_model`: the
-predictive model where it covers the method, closed forms elsewhere) gives, per r, the
-checkpoint interval C that minimises its TTT/T0. Each (M, method, r, C) is a
-:class:`DesignPlan`: days to train, GPU-hours, goodput (T0 / TTT). The result ranks them, keeps
-each method's best per M, and the Pareto front of days against GPUs used (a plan is on the
-front when no other plan trains as fast or faster on as few GPUs or fewer, one strictly better).
+and the user's list) and share of the fleet, the job becomes a cluster
+(:meth:`~spare_lib.design.job.JobSpec.cluster`). With the predictive model (the default) every
+method's TTT/T0 over r × C comes from one :func:`~spare_lib.theory.predict.predict_batch` call
+per (cluster, method): :data:`C_POINTS` checkpoint intervals geometric in [1, steps] and the
+chain on :data:`SEARCH_STATES` states (``benchmarks/bench_design.py``: the best plans within
+0.04 % of the exact chain). Each (M, method, r) keeps its best C; then the :data:`REFINE` best
+plans and every method's best plan at the best group size are re-optimised with the exact model
+(:func:`~spare_lib.theory.predict.optimise_checkpoint`, the C that ``spare plan`` picks). With
+the closed forms (``model='finite'`` or ``'paper'``) each method's fast model
+(:func:`spare_lib.cluster.planning.models.fast_model`) gives its C per r directly.
+
+Each (M, method, r, C) is a :class:`DesignPlan`: days to train, GPU-hours, goodput (T0 / TTT).
+The result ranks them, keeps each method's best per M, and the Pareto front of days against
+GPUs used (a plan is on the front when no other plan trains as fast or faster on as few GPUs or
+fewer, one strictly better).
 
 :func:`confirm` simulates the best plans of one group size with common random numbers through
 the planner (:func:`spare_lib.cluster.planning.run_plan`), so the verdict follows the planner's
@@ -16,14 +24,32 @@ statistics rule (paired Student-t intervals, ties named as ties).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from spare_lib._util.validate import check_int
+from spare_lib.cluster.planning.fast import rep_r_max
 from spare_lib.cluster.planning.models import fast_model
+from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.design.job import JobSpec
 from spare_lib.registry.methods import PAPER_METHODS, check_methods
+from spare_lib.registry.methods import method as method_spec
+from spare_lib.stacking.layout import max_ruler_r
+from spare_lib.theory.predict.batch import _valid_r
+
+#: Checkpoint intervals scanned per (method, r) with the predictive model, geometric in [1, steps].
+C_POINTS = 64
+#: States of the chain over the checkpoint lattice in the search (the exact model: 512).
+SEARCH_STATES = 64
+#: Checkpoint intervals per predict_batch call in the search (largest first, see _model_plans).
+C_CHUNK = 8
+#: Plans re-optimised with the exact model after the search: the ranking's top this many.
+REFINE = 5
 
 
 @dataclass(frozen=True)
@@ -38,6 +64,8 @@ class DesignPlan:
     r: int
     checkpoint_steps: int
     ttt_over_t0: float
+    #: Share of the wall time outside global restarts (with the predictive model; the closed
+    #: forms' A*).
     availability: float
     t0_days: float
     days: float
@@ -59,6 +87,9 @@ class DesignResult:
     plans: tuple[DesignPlan, ...]
     skipped: dict[int, str] = field(default_factory=dict)
     evaluations: int = 0
+    #: Configurations (cluster, method, r, C) the search covers: the evaluated ones and those
+    #: the checkpoint-cost bound excludes (:func:`_model_plans`).
+    searched: int = 0
 
     @property
     def best(self) -> DesignPlan:
@@ -76,6 +107,13 @@ class DesignResult:
                 best[k] = p
         out = sorted(best.values(), key=lambda p: (p.days, p.gpu_hours))
         return out if top is None else out[:top]
+
+    def best_line(self) -> str:
+        """The one-line summary of the best plan ``spare design`` and the App print."""
+        b = self.best
+        return (f"Best: {b.label} with groups of {b.gpus_per_group} GPUs (N = {b.N}), r = {b.r}, "
+                f"C = {b.checkpoint_steps} steps: {b.days:.1f} days, {b.gpu_hours / 1e6:.2f}M "
+                "GPU-hours (model; --simulate K checks it)")
 
     def pareto(self) -> list[DesignPlan]:
         """The plans no other plan beats on both days and GPUs used, by GPUs used."""
@@ -105,7 +143,8 @@ FLEET_SHARES = (1.0, 0.75, 0.5, 0.25)
 def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
                   sizes: Sequence[int] | None = None, model: str = "predict",
                   extra_sizes: Sequence[int] = (),
-                  fleet_shares: Sequence[float] = FLEET_SHARES) -> DesignResult:
+                  fleet_shares: Sequence[float] = FLEET_SHARES, c_points: int = C_POINTS,
+                  refine: int = REFINE) -> DesignResult:
     """Search group size × method × r × C (module docstring).
 
     Parameters
@@ -119,12 +158,23 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
         The fast model of the paper's methods.
     fleet_shares : sequence of float
         Shares of the fleet, each in (0, 1], to use: N = ⌊share · G / M⌋ groups.
+    c_points : int
+        Checkpoint intervals per (method, r) with the predictive model (≥ 2).
+    refine : int
+        Plans of the ranking's top re-optimised with the exact model (≥ 0).
+
+    Returns
+    -------
+    DesignResult
+        ``evaluations`` counts every (cluster, method, r, C) the model evaluated.
     """
     methods = check_methods(methods)
+    c_points = check_int("c_points", c_points, lo=2)
+    refine = check_int("refine", refine, lo=0)
     todo = group_sizes(job, extra_sizes) if sizes is None else sorted({int(m) for m in sizes})
     plans: list[DesignPlan] = []
     skipped: dict[int, str] = {}
-    evals = 0
+    evals = searched = 0
     shares = sorted({float(f) for f in fleet_shares}, reverse=True)
     if not shares or not all(0.0 < f <= 1.0 for f in shares):
         raise ValueError(f"fleet_shares must be numbers in (0, 1], got {list(fleet_shares)!r}")
@@ -137,18 +187,118 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
             if job.why_invalid(M, n_groups):
                 continue
             spec = job.cluster(M, n_groups)
-            fast = fast_model(spec, methods, model, job.steps)
-            t0_days = job.steps * spec.step_s / 86_400.0
-            gpus = spec.N * M
-            for name in methods:
-                for p in fast.curves[name]:
-                    evals += 1
-                    days = t0_days * p.ttt_over_t0
-                    plans.append(DesignPlan(M, spec.N, gpus, name, p.label, p.r,
-                                            p.checkpoint_steps, p.ttt_over_t0, p.availability,
-                                            t0_days, days, days * 24.0 * gpus))
-    return DesignResult(job=job, methods=methods, model=model, plans=tuple(plans),
-                        skipped=skipped, evaluations=evals)
+            if model == "predict":
+                found, n, covered = _model_plans(job, spec, methods, c_points)
+            else:
+                found, n = _closed_plans(job, spec, methods, model)
+                covered = n
+            plans += found
+            evals += n
+            searched += covered
+    res = DesignResult(job=job, methods=methods, model=model, plans=tuple(plans),
+                       skipped=skipped, evaluations=evals, searched=searched)
+    return _refined(res, refine) if model == "predict" and plans else res
+
+
+def _plan(job: JobSpec, spec: ClusterSpec, name: str, r: int, C: int, ttt: float,
+          availability: float) -> DesignPlan:
+    t0_days = job.steps * spec.step_s / 86_400.0
+    gpus = spec.N * spec.gpus_per_group
+    days = t0_days * ttt
+    return DesignPlan(spec.gpus_per_group, spec.N, gpus, name, method_spec(name).label, int(r),
+                      int(C), float(ttt), float(availability), t0_days, days, days * 24.0 * gpus)
+
+
+def _r_values(name: str, N: int) -> list[int]:
+    """The r the search tries: the ruler's 2..r_max (SPARe layouts), Rep's 2..rep_r_max, 1."""
+    m = method_spec(name)
+    if not m.redundancy:
+        return [1]
+    return list(range(2, (max_ruler_r(N) if m.layout else rep_r_max(N)) + 1))
+
+
+def _model_plans(job: JobSpec, spec: ClusterSpec, methods: Sequence[str],
+                 c_points: int) -> tuple[list[DesignPlan], int, int]:
+    """Each (method, r)'s best C on one cluster from :func:`predict_batch` (module docstring).
+
+    The C grid is evaluated from the largest C down, :data:`C_CHUNK` at a time, and stops at
+    the C that can no longer beat the best time found: every checkpoint costs T_s, so
+    TTT ≥ T0 + ⌊(steps − 1)/C⌋·T_s, and a C whose bound is not below the method's best total
+    so far (over r) cannot give the method's best plan (exact pruning of the method's optimum;
+    the small C are the chain's costly ones, O(steps/C)). Each r's plan is its best C among
+    those evaluated. Returns (plans, evaluations, configurations covered)."""
+    steps = job.steps
+    Cs = [int(c) for c in np.unique(np.round(np.geomspace(1, steps, c_points)).astype(int))][::-1]
+    cfg = spec.cluster_config(steps=steps)
+    t0 = steps * (cfg.compute_per_stack_s + cfg.allreduce_s)
+    out, n, covered = [], 0, 0
+    for name in methods:
+        covered += len(_valid_r(name, spec.N, _r_values(name, spec.N), "ruler")) * len(Cs)
+        b, u, left = None, math.inf, Cs
+        while left:
+            chunk = [C for C in left[:C_CHUNK] if t0 + ((steps - 1) // C) * cfg.checkpoint_s < u]
+            if not chunk:
+                break
+            got = _batch(name, spec.N, chunk, cfg)
+            b = got if b is None else _merged(b, got)
+            u = min(u, float(np.min(got.total_s)) if got.total_s.size else math.inf)
+            left = left[C_CHUNK:]
+        if b is None:
+            continue
+        n += b.ttt_over_t0.size
+        for i, r in enumerate(b.r):
+            j = int(np.argmin(b.ttt_over_t0[i]))
+            total = b.total_s[i, j]
+            avail = 1.0 - b.restart_time_s[i, j] / total if math.isfinite(total) else 0.0
+            out.append(_plan(job, spec, name, int(r), int(b.C[j]), b.ttt_over_t0[i, j], avail))
+    return out, n, covered
+
+
+def _batch(name: str, N: int, Cs: Sequence[int], cfg: Any) -> Any:
+    """One method's :func:`predict_batch` on the search's coarse chain."""
+    from spare_lib.theory.predict import predict_batch
+
+    return predict_batch((name,), N, _r_values(name, N), Cs, cfg, max_states=SEARCH_STATES)[name]
+
+
+def _merged(a: Any, b: Any) -> Any:
+    """Two BatchPredictions of one (method, N, r) on disjoint C, as one (C concatenated)."""
+    cat = {f: np.concatenate([getattr(a, f), getattr(b, f)], axis=1)
+           for f in ("ttt_over_t0", "restarts", "total_s", "restart_time_s")}
+    return dataclasses.replace(a, C=np.concatenate([a.C, b.C]), **cat)
+
+
+def _closed_plans(job: JobSpec, spec: ClusterSpec, methods: Sequence[str],
+                  model: str) -> tuple[list[DesignPlan], int]:
+    """Every method's closed-form curve on one cluster (C per r from Eq. 2)."""
+    fast = fast_model(spec, tuple(methods), model, job.steps)
+    out = [_plan(job, spec, name, p.r, p.checkpoint_steps, p.ttt_over_t0, p.availability)
+           for name in methods for p in fast.curves[name]]
+    return out, len(out)
+
+
+def _refined(res: DesignResult, refine: int) -> DesignResult:
+    """The ranking's top ``refine`` plans and each method's best at the best group size, with
+    C re-optimised by the exact model (:func:`optimise_checkpoint`)."""
+    from spare_lib.theory.predict import NoTrainingCycle, optimise_checkpoint
+
+    best = res.best
+    todo = {(p.gpus_per_group, p.N, p.method, p.r) for p in res.ranked(refine)}
+    todo |= {(p.gpus_per_group, p.N, p.method, p.r) for p in res.ranked()
+             if (p.gpus_per_group, p.N) == (best.gpus_per_group, best.N)}
+    plans = list(res.plans)
+    for i, p in enumerate(plans):
+        if (p.gpus_per_group, p.N, p.method, p.r) not in todo:
+            continue
+        spec = res.job.cluster(p.gpus_per_group, p.N)
+        try:
+            C, q = optimise_checkpoint(p.method, p.N, p.r, spec.cluster_config(steps=res.job.steps),
+                                       layout="ruler")
+        except NoTrainingCycle:
+            continue
+        plans[i] = _plan(res.job, spec, p.method, p.r, C, q.ttt_over_t0,
+                         1.0 - q.restart_total_s / q.total_s)
+    return dataclasses.replace(res, plans=tuple(plans), evaluations=res.evaluations + len(todo))
 
 
 def confirm(result: DesignResult, trials: int, top: int = 3, **request: Any) -> Any:

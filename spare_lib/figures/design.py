@@ -42,4 +42,89 @@ def make_design_pareto(result: Any) -> Any:
     return fig
 
 
-__all__ = ["FAMILY_STYLE", "make_design_pareto"]
+
+
+
+#: One colour and marker per method (Okabe-Ito; the by-group-size panels tell every method apart).
+METHOD_STYLE = {"spare": ("#0072B2", "o"), "rep": ("#D55E00", "^"), "ckpt": ("#000000", "x"),
+                "spare+repair": ("#56B4E9", "s"), "elastic-drop": ("#009E73", "D"),
+                "elastic-rebalance": ("#CC79A7", "v")}
+#: The by-group-size panels show days up to this multiple of the job's best (the rest clipped).
+DAYS_SPAN = 8.0
+
+
+def make_design_by_group_size(results: dict[str, Any]) -> Any:
+    """One panel per job: each method's best days to train against the group size M on the
+    whole fleet, the job's best plan ringed, days clipped at :data:`DAYS_SPAN` × the best.
+    ``results``: title -> :class:`~spare_lib.design.DesignResult`."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(results), figsize=(2 * COLUMN_IN, 0.8 * COLUMN_IN),
+                             squeeze=False)
+    for ax, (title, res) in zip(axes[0], results.items(), strict=True):
+        whole = [p for p in res.ranked()
+                 if math.isfinite(p.days) and p.N == res.job.gpus // p.gpus_per_group]
+        for name in res.methods:
+            color, marker = METHOD_STYLE[name]
+            pts = sorted((p.gpus_per_group, p.days) for p in whole if p.method == name)
+            if pts:
+                ax.plot(*zip(*pts, strict=True), color=color, marker=marker, ms=3, lw=0.9,
+                        label=METHODS[name].label)
+        b = res.best
+        ax.scatter([b.gpus_per_group], [b.days], s=80, facecolors="none", edgecolors="0.1")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_ylim(0.9 * b.days, DAYS_SPAN * b.days)
+        ax.set_title(title, fontsize="small")
+        ax.set_xlabel("GPUs per group M")
+    axes[0][0].set_ylabel(f"days to train (clipped at {DAYS_SPAN:g}× the best)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(6, len(labels)), fontsize="x-small",
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    return fig
+
+
+def make_design_fronts(results: dict[str, Any]) -> Any:
+    """One panel per job: every (group size, fleet share, method)'s best plan (faint) and the
+    Pareto front of days against GPUs used (joined, coloured by its method)."""
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
+
+    fig, axes = plt.subplots(1, len(results), figsize=(2 * COLUMN_IN, 0.8 * COLUMN_IN),
+                             squeeze=False)
+    seen: dict[str, Any] = {}
+    for ax, (title, res) in zip(axes[0], results.items(), strict=True):
+        front = res.pareto()
+        for p in res.ranked():
+            if math.isfinite(p.days):
+                color, marker = METHOD_STYLE[p.method]
+                ax.scatter(p.gpus_used, p.days, color=color, marker=marker, s=6, alpha=0.25)
+        ax.plot([p.gpus_used for p in front], [p.days for p in front], color="0.3", lw=0.8,
+                zorder=1)
+        for p in front:
+            color, marker = METHOD_STYLE[p.method]
+            seen[p.method] = ax.scatter(p.gpus_used, p.days, color=color, marker=marker, s=22,
+                                        zorder=2)
+        lo, hi = min(p.days for p in front), max(p.days for p in front)
+        ax.set_ylim(0.8 * lo, 2.0 * hi)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ticks: list[int] = []
+        for t in sorted({p.gpus_used for p in front}):  # at least 15 % apart on the axis
+            if not ticks or t > 1.15 * ticks[-1]:
+                ticks.append(t)
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xticks(ticks, [f"{t / 1000:.0f}k" if t >= 1000 else str(t) for t in ticks],
+                      fontsize="x-small")
+        ax.set_title(title, fontsize="small")
+        ax.set_xlabel("GPUs used")
+    axes[0][0].set_ylabel("days to train")
+    fig.legend(list(seen.values()), [f"front: {METHODS[m].label}" for m in seen],
+               loc="lower center", ncol=min(4, len(seen)), fontsize="x-small", frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    return fig
+
+
+__all__ = ["DAYS_SPAN", "FAMILY_STYLE", "METHOD_STYLE", "make_design_by_group_size",
+           "make_design_fronts", "make_design_pareto"]

@@ -139,3 +139,55 @@ def make_timeline_figure(run: TrainingRun) -> Figure:
     ax2.set_ylabel("stack depth S")
     ax2.set_xlabel("executed step (redone steps counted again)")
     return fig
+
+
+#: Line styles of the micro-batch section (issue 25): SPARe-b and SPARe+drop beside drop.
+MICROBATCH_STYLE: dict[str, dict[str, str]] = {
+    "failure_free": MODE_STYLE["failure_free"],
+    "spare": {**MODE_STYLE["spare"], "label": "SPARe, b micro-batches"},
+    "spare_drop": {"color": "#009E73", "linestyle": "-.", "label": "SPARe+drop, b micro-batches"},
+    "drop": {"color": "#D55E00", "linestyle": ":", "label": "elastic-drop (whole shards)"},
+}
+
+
+def make_microbatch_exactness_figure(data: dict[str, Any]) -> Figure:
+    """Micro-batch SPARe with real killed processes: loss curves and max |Δθ| per step.
+
+    Parameters
+    ----------
+    data : dict
+        ``{"failure_free": TrainingRun, "spare": TrainingRun, "spare_drop": TrainingRun,
+        "drop": TrainingRun}``: the failure-free run with b micro-batches, SPARe-b (restart on
+        wipe-out), SPARe+drop with b micro-batches and the elastic-drop run, on the same kills.
+    """
+    ff = data["failure_free"]
+    b = int(data["spare"].microbatches)
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(COLUMN_IN, 4.2), sharex=True,
+                                   constrained_layout=True)
+    steps = np.arange(ff.params.shape[0])
+    for mode in ("failure_free", "drop", "spare_drop", "spare"):
+        st = MICROBATCH_STYLE[mode]
+        ax1.plot(steps, data[mode].eval_loss, color=st["color"], linestyle=st["linestyle"],
+                 label=st["label"].replace(" b ", f" b = {b} "))
+    ymin, _ = ax1.get_ylim()
+    for e in data["spare_drop"].events_of("dropped"):
+        ax1.axvline(e["step"] + 0.5, color="#CC0000", linewidth=0.8, alpha=0.6)
+        ax1.annotate(f"wipe-out: type{'s' if len(e['types']) > 1 else ''} "
+                     f"{', '.join(map(str, e['types']))} dropped", (e["step"] + 0.5, ymin),
+                     xytext=(3, 3), textcoords="offset points", fontsize=7, color="#CC0000")
+    ax1.set_ylabel("evaluation loss")
+    ax1.legend(fontsize=7, loc="upper right")
+    for mode in ("drop", "spare_drop", "spare"):
+        st = MICROBATCH_STYLE[mode]
+        d = data[mode].max_abs_param_diff(ff)
+        label = st["label"].replace(" b ", f" b = {b} ")
+        if not d.any():
+            label += " (exactly 0)"
+        ax2.plot(steps, d, color=st["color"], linestyle=st["linestyle"],
+                 marker="." if mode == "spare" else None, markersize=3, label=label)
+    ax2.set_yscale("symlog", linthresh=1e-6)
+    ax2.set_ylim(bottom=-1e-7)
+    ax2.set_xlabel("training step")
+    ax2.set_ylabel(r"max$_i$ |θ$_i$ − θ$_i^{\rm failure-free}$|")
+    ax2.legend(fontsize=7, loc="center right")
+    return fig

@@ -6,6 +6,10 @@ injector (:mod:`.injector`) SIGKILLs (or SIGSTOPs) workers mid-step. In mode ``"
 RECTLR controller masks every failure it can and the committed gradients equal the failure-free
 ones bit for bit; a wipe-out restarts all workers from the checkpoint on disk. Mode ``"drop"``
 skips the failed groups' shards, as per-step fault-tolerant DDP does.
+With ``microbatches=b > 1`` (:mod:`.microbatch`, issue 25) each shard is split into b
+micro-batches assigned by micro-batch RECTLR, a killed worker's micro-batches are redistributed
+by the library's retry patch, and the run is bit-identical to the failure-free run with the same
+b; ``on_wipeout="drop"`` (SPARe+drop) commits a wipe-out step without the uncovered types.
 
 Its figures are in :mod:`spare_lib.figures.runtime`. Names are imported lazily, so a worker
 process importing :mod:`.worker` pays only for numpy.
@@ -25,9 +29,10 @@ from typing import Any
 
 _EXPORTS = {
     "MLPTask": "model", "aggregate": "model", "serial_training": "model",
+    "shard_from_microbatches": "model", "MicrobatchEngine": "microbatch", "reference_run": "reference",
     "KillEvent": "injector", "ScheduleInjector": "injector", "WeibullInjector": "injector",
     "Injector": "injector", "PHASES": "injector",
-    "run_training": "coordinator", "reference_run": "coordinator",
+    "run_training": "coordinator",
     "TrainingRun": "coordinator", "MODES": "coordinator", "WorkerProtocolError": "pool",
 }
 

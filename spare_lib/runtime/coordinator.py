@@ -54,8 +54,6 @@ from spare_lib.stacking.layout import Layout, make_layout
 MODES: tuple[str, ...] = ("failure_free", "spare", "drop")
 
 
-
-
 @dataclass
 class TrainingRun:
     """Result of :func:`run_training`.
@@ -92,6 +90,10 @@ class TrainingRun:
         Every worker process id this run started (for orphan checks).
     wall_s : float
         Wall-clock time of the run.
+    microbatches : int
+        Micro-batches b per shard (1: whole shards, the paper's SPARe).
+    microbatches_computed : int
+        Micro-batch gradients computed in total when b > 1 (lost and patch work included).
     """
 
     mode: str
@@ -111,6 +113,8 @@ class TrainingRun:
     events: list[dict[str, Any]] = field(default_factory=list, repr=False)
     pids: list[int] = field(default_factory=list, repr=False)
     wall_s: float = 0.0
+    microbatches: int = 1
+    microbatches_computed: int = 0
 
     @property
     def n_steps(self) -> int:
@@ -126,17 +130,13 @@ class TrainingRun:
         return [e for e in self.events if e["kind"] == kind]
 
 
-# ----------------------------------------------------------------------------- worker pool
-
-
-
-
 # ----------------------------------------------------------------------------- coordinator
 class _Coordinator:
     def __init__(self, mode: str, layout: Layout, task: MLPTask, n_steps: int, lr: float,
                  injector: Injector, checkpoint_every: int, timeout_s: float,
                  startup_timeout_s: float, shard_delay_s: float, run_dir: Path,
-                 controller_factory: Callable[[Layout], Any] | None, progress: bool) -> None:
+                 controller_factory: Callable[[Layout], Any] | None, progress: bool,
+                 microbatches: int = 1, on_wipeout: str = "restart") -> None:
         self.mode, self.layout, self.task = mode, layout, task
         self.N = layout.N
         self.n_steps, self.lr = n_steps, lr
@@ -148,7 +148,11 @@ class _Coordinator:
         self.progress = progress
         self.pool = _Pool(layout, task, shard_delay_s, startup_timeout_s, timeout_s)
         self.controller = None
-        if mode == "spare":
+        self.engine = None  # micro-batch SPARe (issue 25): b > 1, or SPARe+drop at any b
+        if mode != "drop" and (microbatches > 1 or on_wipeout == "drop"):
+            from spare_lib.runtime.microbatch import MicrobatchEngine  # imports numba kernels
+            self.engine = MicrobatchEngine(self, microbatches, on_wipeout)
+        elif mode == "spare":
             if controller_factory is None:
                 from spare_lib.rectlr import Controller  # the coordinator, never a worker, imports it
                 controller_factory = Controller
@@ -156,10 +160,12 @@ class _Coordinator:
         self.events: list[dict[str, Any]] = []
         self.tick = -1
         self.shards_computed = 0
+        self.microbatches_computed = 0
         self.n_faults = 0
         self.n_restarts = 0
         self.n_redone = 0
-        self._reset_layout_state()
+        if self.engine is None:  # the engine set up its own controller state
+            self._reset_layout_state()
 
     # ---------------------------------------------------------------- helpers
     def _log(self, kind: str, step: int, **kw: Any) -> None:
@@ -216,8 +222,10 @@ class _Coordinator:
         for w, types in requests.items():
             if not types or w in flagged:
                 continue
+            msg = (("compute", step, attempt, theta, [int(t) for t in types]) if self.engine is None
+                   else ("compute_mb", step, attempt, theta, self.engine.b, types))
             try:
-                self.pool.conns[w].send(("compute", step, attempt, theta, [int(t) for t in types]))
+                self.pool.conns[w].send(msg)
             except (OSError, ValueError):
                 self._detected(w, step, "send", flagged)
 
@@ -232,9 +240,13 @@ class _Coordinator:
         def on_msg(w: int, msg: tuple) -> bool:
             if msg[1] != step or msg[2] != attempt:
                 return False  # stale message of an earlier attempt
-            if msg[0] == "grad":
-                computed[w][msg[3]] = (msg[4], msg[5])
-                self.shards_computed += 1
+            if msg[0] in ("grad", "mgrad"):
+                if msg[0] == "grad":
+                    computed[w][msg[3]] = (msg[4], msg[5])
+                    self.shards_computed += 1
+                else:  # micro-batch j = msg[4] of type msg[3]
+                    computed[w][(msg[3], msg[4])] = (msg[5], msg[6])
+                    self.microbatches_computed += 1
                 if w in partial:
                     sig = partial.pop(w)
                     self._log("fault", step, worker=w, phase="partial", signal=sig)
@@ -415,12 +427,17 @@ class _Coordinator:
                     self.n_redone += 1
                 if self.mode == "drop":
                     contrib = self._step_drop(step, theta)
+                elif self.engine is not None:
+                    contrib = self.engine.step(step, theta, self.mode == "spare")
                 else:
                     contrib = self._step_spare(step, theta)
                 if contrib is None:  # wipe-out: global restart from the last checkpoint
                     self.pool.kill_all()
-                    self.controller.restart()
-                    self._reset_layout_state()
+                    if self.engine is not None:
+                        self.engine.reset()
+                    else:
+                        self.controller.restart()
+                        self._reset_layout_state()
                     self.pool.start(list(range(N)))
                     ck_step, theta = self._read_checkpoint()
                     self.n_restarts += 1
@@ -455,47 +472,9 @@ class _Coordinator:
                            depth=depth, n_live=n_live, shards_computed=self.shards_computed,
                            n_faults=self.n_faults, n_restarts=self.n_restarts,
                            n_redone_steps=self.n_redone, events=self.events,
-                           pids=list(self.pool.pids), wall_s=time.perf_counter() - t0)
-
-
-def reference_run(layout: Layout, *, n_steps: int = 10, lr: float = 0.5,
-                  task: MLPTask | None = None) -> TrainingRun:
-    """The failure-free run computed in this process, without workers (a cheap reference).
-
-    Same arithmetic as ``run_training("failure_free", ...)`` (per-type gradients summed in type
-    order), so the two are bit-identical; the tests check it.
-
-    Parameters
-    ----------
-    layout : Layout
-        Only N and r are used.
-    n_steps, lr, task
-        As in :func:`run_training`.
-    """
-    if not isinstance(layout, Layout):
-        raise ValueError(f"layout must be a spare_lib.stacking.layout.Layout, got {layout!r}")
-    n_steps = check_int("n_steps", n_steps, lo=1)
-    lr = check_positive("lr", lr)
-    task = MLPTask() if task is None else task
-    t0 = time.perf_counter()
-    N = layout.N
-    theta = task.init_params()
-    params, grads, train_loss = [theta], [], []
-    for s in range(n_steps):
-        out = [task.shard_loss_grad(theta, s, t) for t in range(N)]
-        g = aggregate([o[1] for o in out])
-        theta = theta - lr * g
-        params.append(theta)
-        grads.append(g)
-        train_loss.append(float(np.sum([o[0] for o in out])) / N)
-    params_a = np.array(params)
-    return TrainingRun(mode="failure_free", N=N, r=layout.r, params=params_a,
-                       grads=np.array(grads), train_loss=np.array(train_loss),
-                       eval_loss=np.array([task.eval_loss(p) for p in params_a]),
-                       n_types=np.full(n_steps, N, dtype=np.int64),
-                       depth=np.ones(n_steps, dtype=np.int64),
-                       n_live=np.full(n_steps, N, dtype=np.int64),
-                       shards_computed=N * n_steps, wall_s=time.perf_counter() - t0)
+                           pids=list(self.pool.pids), wall_s=time.perf_counter() - t0,
+                           microbatches=self.engine.b if self.engine is not None else 1,
+                           microbatches_computed=self.microbatches_computed)
 
 
 def run_training(mode: str, layout: Layout | None = None, *, N: int | None = None,
@@ -504,7 +483,8 @@ def run_training(mode: str, layout: Layout | None = None, *, N: int | None = Non
                  timeout_s: float = 20.0, startup_timeout_s: float = 120.0,
                  shard_delay_s: float = 0.0, run_dir: str | os.PathLike[str] | None = None,
                  controller_factory: Callable[[Layout], Any] | None = None,
-                 progress: bool = False) -> TrainingRun:
+                 progress: bool = False, microbatches: int = 1,
+                 on_wipeout: str = "restart") -> TrainingRun:
     """Train the MLP data-parallel on N real worker processes, with injected failures.
 
     Parameters
@@ -540,6 +520,13 @@ def run_training(mode: str, layout: Layout | None = None, *, N: int | None = Non
         default ``spare_lib.rectlr.Controller``.
     progress : bool
         Show a tqdm progress bar over committed steps.
+    microbatches : int
+        Micro-batches b per shard, 1 ≤ b ≤ ``task.shard_size`` (issue 25). b > 1 runs SPARe at
+        micro-batch granularity (:mod:`.microbatch`): exact against the failure-free run with
+        the same b. Modes 'failure_free' and 'spare' only.
+    on_wipeout : str
+        'restart' (from the checkpoint, SPEC §4) or 'drop' (SPARe+drop, mode 'spare' only:
+        commit without the uncovered types, replace the dead groups, continue).
 
     Returns
     -------
@@ -576,6 +563,13 @@ def run_training(mode: str, layout: Layout | None = None, *, N: int | None = Non
         raise ValueError(f"task must be an MLPTask, got {task!r}")
     if mode == "failure_free" and kills is not None:
         raise ValueError(f"kills must be None in mode 'failure_free', got {kills!r}")
+    microbatches = check_int("microbatches", microbatches, lo=1, hi=task.shard_size)
+    if microbatches > 1 and mode == "drop":
+        raise ValueError(f"microbatches must be 1 in mode 'drop', got {microbatches}")
+    if on_wipeout not in ("restart", "drop"):
+        raise ValueError(f"on_wipeout must be one of ('restart', 'drop'), got {on_wipeout!r}")
+    if on_wipeout == "drop" and mode != "spare":
+        raise ValueError(f"on_wipeout='drop' needs mode 'spare', got mode {mode!r}")
     injector = as_injector(kills)
     injector.validate(layout.N, n_steps)
     own_dir = run_dir is None
@@ -584,7 +578,7 @@ def run_training(mode: str, layout: Layout | None = None, *, N: int | None = Non
     try:
         coord = _Coordinator(mode, layout, task, n_steps, float(lr), injector, checkpoint_every,
                              timeout_s, startup_timeout_s, shard_delay_s, folder,
-                             controller_factory, progress)
+                             controller_factory, progress, microbatches, on_wipeout)
         return coord.run()
     finally:
         if own_dir:

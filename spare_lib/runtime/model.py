@@ -158,6 +158,28 @@ class MLPTask:
         X, y = self.shard_data(step, shard_type)
         return self.loss_grad(theta, X, y)
 
+    def microbatch_bounds(self, b: int) -> list[int]:
+        """Row boundaries of the b micro-batches of a shard: micro-batch j is rows
+        ``[bounds[j], bounds[j + 1])`` (sizes differ by at most one; 1 ≤ b ≤ shard_size)."""
+        b = _check_pos_int("b", b)
+        if b > self.shard_size:
+            raise ValueError(f"b must be in [1, shard_size] = [1, {self.shard_size}], got {b}")
+        return [(j * self.shard_size) // b for j in range(b + 1)]
+
+    def microbatch_loss_grad(self, theta: np.ndarray, step: int, shard_type: int, b: int,
+                             j: int) -> tuple[float, np.ndarray]:
+        """Loss and gradient (means over its rows) of micro-batch j of the shard's b (issue 25).
+
+        Any holder of ``shard_type`` computes the same bits: the micro-batch is a fixed slice of
+        :meth:`shard_data`. :func:`shard_from_microbatches` turns the b results into the shard's.
+        """
+        bounds = self.microbatch_bounds(b)
+        if not 0 <= int(j) < b:
+            raise ValueError(f"j must be in [0, b-1] = [0, {b - 1}], got {j!r}")
+        X, y = self.shard_data(step, shard_type)
+        lo, hi = bounds[int(j)], bounds[int(j) + 1]
+        return self.loss_grad(theta, X[lo:hi], y[lo:hi])
+
     def eval_loss(self, theta: np.ndarray) -> float:
         """Loss on the fixed evaluation set (what the notebook's loss curves show)."""
         X, y = self.eval_data()
@@ -191,6 +213,36 @@ def aggregate(grads: dict[int, np.ndarray] | list[np.ndarray], types: list[int] 
     for t in order[1:]:
         total += grads[t]
     return total / len(order)
+
+
+def shard_from_microbatches(task: MLPTask, parts: list[tuple[float, np.ndarray]]
+                            ) -> tuple[float, np.ndarray]:
+    """A shard's loss and gradient from its b micro-batches' (gradient accumulation).
+
+    Parameters
+    ----------
+    task : MLPTask
+        Gives the micro-batch sizes n_j (:meth:`MLPTask.microbatch_bounds`).
+    parts : list of (loss, gradient)
+        Micro-batch j's mean loss and gradient, indexed by j = 0..b−1.
+
+    Returns
+    -------
+    (float, ndarray)
+        Σ_j (n_j / n) · loss_j and Σ_j (n_j / n) · g_j, summed in increasing j: the fixed order
+        makes the result a function of the b micro-batch results only, never of which holders
+        computed them. For b = 1 it is the shard's own result, bit for bit (1.0 · g = g).
+    """
+    b = len(parts)
+    bounds = task.microbatch_bounds(b)
+    n = float(task.shard_size)
+    loss = 0.0
+    grad = np.zeros_like(parts[0][1], dtype=np.float64)
+    for j, (lj, gj) in enumerate(parts):
+        w = (bounds[j + 1] - bounds[j]) / n
+        loss += w * lj
+        grad += w * gj
+    return float(loss), grad
 
 
 def serial_training(task: MLPTask, N: int, n_steps: int, lr: float

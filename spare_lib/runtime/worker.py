@@ -10,6 +10,9 @@ coordinator → worker                                  worker → coordinator
 (start-up)                                            ``("ready", w, pid)``
 ``("compute", step, attempt, θ, [t0, t1, ...])``      ``("grad", step, attempt, t, loss, g_t)``
                                                       per type, then ``("done", step, attempt)``
+``("compute_mb", step, attempt, θ, b, [(t, j), ..]``  ``("mgrad", step, attempt, t, j, loss, g)``
+                                                      per micro-batch j of type t (issue 25),
+                                                      then ``("done", step, attempt)``
 ``("allreduce", step, attempt)``                      ``("ack", step, attempt)``
 ``("stop",)``                                         exits with code 0
 ====================================================  ==========================================
@@ -74,6 +77,19 @@ def worker_main(worker_id: int, held_types: tuple[int, ...], task_kwargs: dict,
                         time.sleep(shard_delay_s)
                     loss, g = task.shard_loss_grad(theta, step, t)
                     conn.send(("grad", step, attempt, int(t), loss, g))
+                conn.send(("done", step, attempt))
+            elif kind == "compute_mb":
+                _, step, attempt, theta, b, items = msg
+                bad = sorted({t for t, _ in items if t not in held})
+                if bad:
+                    conn.send(("error", f"worker {worker_id} does not host types {bad} "
+                                        f"(hosts {sorted(held)})"))
+                    continue
+                for t, j in items:
+                    if shard_delay_s > 0:
+                        time.sleep(shard_delay_s / b)  # a shard's compute time, split b ways
+                    loss, g = task.microbatch_loss_grad(theta, step, t, b, j)
+                    conn.send(("mgrad", step, attempt, int(t), int(j), loss, g))
                 conn.send(("done", step, attempt))
             elif kind == "allreduce":
                 conn.send(("ack", msg[1], msg[2]))

@@ -1,5 +1,6 @@
-"""90_explore in JupyterLab in a real browser: open it, run all cells, move a slider, see the
-recommendation and the plot change."""
+"""90_explore in JupyterLab in a real browser: open the whole notebook (with the cells the app
+leaves out), run all cells, move the r slider, see the selected method's lines and the plot
+change."""
 
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ def test_lab_run_all_then_slider_changes_the_output(browser_page, tmp_path):
 
     page = browser_page
     root = tmp_path / "lab"
-    prepare_app(root, smoke=True)  # the notebook with SMOKE = True, outputs into tmp
+    prepare_app(root, smoke=True, app=False)  # the whole notebook, SMOKE = True, outputs in tmp
     env = app_env(smoke=True)
     for var, sub in (("JUPYTER_RUNTIME_DIR", "runtime"), ("JUPYTERLAB_WORKSPACES_DIR", "workspaces"),
                      ("JUPYTERLAB_SETTINGS_DIR", "settings")):

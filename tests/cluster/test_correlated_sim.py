@@ -31,7 +31,7 @@ from spare_lib.stacking.domains import domain_aware_layout
 
 @pytest.mark.parametrize("D", [0, -3])
 def test_domain_size_below_one_is_rejected(D: int) -> None:
-    with pytest.raises(ValueError, match=r"domain_size must be in \[1, "):
+    with pytest.raises(ValueError, match=rf"domain_size must be an integer in \[1, 1e12\], got {D}"):
         h100_600k(600, domain_size=D)
 
 
@@ -49,7 +49,7 @@ def test_domain_size_above_n_is_rejected_by_simulate() -> None:
 
 @pytest.mark.parametrize("q", [-0.1, 1.01, 2.0, float("nan")])
 def test_domain_fault_share_outside_unit_interval_is_rejected(q: float) -> None:
-    match = r"domain_fault_share must be a probability in \[0, 1\]"
+    match = r"domain_fault_share must be in \[0, 1\], got "
     with pytest.raises(ValueError, match=match):
         h100_600k(600, domain_fault_share=q)
     with pytest.raises(ValueError, match=match):  # the path into simulate: config.with_

@@ -12,7 +12,8 @@ import time
 import pandas as pd
 import pytest
 
-from spare_lib.cluster import cache_key, example_point, point_seed, run_sweep, sweep
+from spare_lib.cluster import cache_key, example_point, point_seed, run_sweep
+from spare_lib.cluster.runs import sweeps as sweep
 
 POINTS = [{"a": a, "b": b} for a in range(4) for b in (0.5, 2.0)]
 

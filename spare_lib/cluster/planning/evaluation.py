@@ -27,15 +27,18 @@ from spare_lib.cluster.planning.results import SimulatedPoint
 from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.registry.methods import method as method_spec
 
-_SPEC_DEFAULTS = {"domain_size": 1, "domain_fault_share": 0.0, "run": ()}
+_SPEC_DEFAULTS = {"domain_size": 1, "domain_fault_share": 0.0}
 
 
 def trial_seed(spec: ClusterSpec, trial: int, root: int = 0) -> int:
     """Seed of trial ``trial`` for every candidate of a plan: from the cluster, the trial index
-    and ``root`` only (never the method, r or C), so candidates share their random numbers."""
+    and ``root`` only (never the method, r or C, nor the run knobs of :attr:`ClusterSpec.run`,
+    which change what a method pays, not the failures), so candidates share their random
+    numbers, and so do plans at two values of a strategy knob."""
     from spare_lib.cluster.runs.sweeps import point_seed
 
     cluster = dataclasses.asdict(spec)
+    del cluster["run"]
     for k, default in _SPEC_DEFAULTS.items():  # seeds of clusters without them unchanged
         if cluster[k] == default:
             del cluster[k]

@@ -352,9 +352,10 @@ def closed_form_point(spec: ClusterSpec, method: str, r: int, model: str = "fini
     N = spec.N
     if model == "predict" and method in METHOD_SPECS and METHOD_SPECS[method].predict:
         m = METHOD_SPECS[method]
-        if spec.correlated:
+        if spec.domain_fault_share > 0:  # domain events, even of one group (D = 1), are a
+            # cluster-wide renewal process, not the model's independent group clocks
             raise ValueError("model='predict' models independent failures only: "
-                             "domain_fault_share must be 0 or domain_size 1 (use model='finite')")
+                             "domain_fault_share must be 0 (use model='finite')")
         if m.layout and layout not in PREDICT_LAYOUTS:
             raise ValueError(f"layout must be one of {PREDICT_LAYOUTS} with model='predict', "
                              f"got {layout!r}")
@@ -487,8 +488,9 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
     _, _, note = _check_model(model)
     steps = check_int("steps", steps, lo=1)
     fallback: tuple[str, ...] = ()
-    if model == "predict" and (spec.correlated or layout not in PREDICT_LAYOUTS):
-        why = ("failure domains" if spec.correlated else f"the {layout} layout")
+    if model == "predict" and (spec.domain_fault_share > 0 or layout not in PREDICT_LAYOUTS):
+        why = ("failure domains" if spec.correlated else "domain events" if
+               spec.domain_fault_share > 0 else f"the {layout} layout")
         fallback = (f"the predictive model does not cover {why}: the 'finite' closed forms "
                     "are used instead",)
         model = "finite"

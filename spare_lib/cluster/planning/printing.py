@@ -41,7 +41,8 @@ def _table(rows: list[dict[str, Any]]) -> list[str]:
             + ["  ".join(str(r.get(c, "")).rjust(widths[c]) for c in cols) for r in rows])
 
 
-def _cluster_line(res: Any) -> str:
+def cluster_line(res: Any) -> str:
+    """The first line of a plan: the cluster, N, m, T_r, T_s, the step and its T_a."""
     c = res.request.spec
     extra = []
     if c.idle_gpus:
@@ -60,7 +61,8 @@ def _cluster_line(res: Any) -> str:
             + "".join(f"; {x}" for x in extra))
 
 
-def _model_rows(res: Any) -> list[dict[str, str]]:
+def model_rows(res: Any) -> list[dict[str, str]]:
+    """The fast model's table, one row per method at its best r (column name -> text)."""
     rows = []
     for name in res.request.methods:
         p = res.fast.best(name)
@@ -95,7 +97,7 @@ def _model_lines(res: Any) -> list[str]:
     if res.request.N > EXACT_N_MAX and plan.model == "finite":
         out.append(f"  N > {EXACT_N_MAX}: r = 2 uses the float closed form of the exact count "
                    "(Kaplansky) instead of big-integer sums; r >= 3 the Bethe form as always")
-    out += _table(_model_rows(res))
+    out += _table(model_rows(res))
     if any(method_spec(n).layout for n in res.request.methods):
         out.append(f"Paper's formulas (mu Gamma form, Eq. 5) over r = 2..{plan.r_max}: r* = "
                    f"{plan.r_star_paper}; floor(log2 N + 0.833) = {plan.r_star_log2}: "
@@ -161,7 +163,7 @@ def verdict_lines(res: Any) -> list[str]:
 
 def plan_lines(res: Any) -> list[str]:
     """The whole report of ``spare plan`` (module docstring)."""
-    out = [_cluster_line(res), *_model_lines(res)]
+    out = [cluster_line(res), *_model_lines(res)]
     if res.simulated:
         out += _simulation_lines(res)
     for w in res.warnings:
@@ -236,4 +238,4 @@ def plan_json(res: Any) -> dict[str, Any]:
     return _num(d)
 
 
-__all__ = ["plan_json", "plan_lines", "verdict_lines"]
+__all__ = ["cluster_line", "model_rows", "plan_json", "plan_lines", "verdict_lines"]

@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from spare_lib._util.validate import check_positive
 from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.failures.mix import failure_mix
 from spare_lib.registry.knobs import KNOBS
@@ -80,6 +81,8 @@ class TraceFailures:
                                  ("failures_checkpoint", self.checkpoint_rule, TRACE_CHECKPOINT)):
             if v not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {v!r}")
+        if self.horizon_s is not None:  # no knob (derived by default): in (0, inf)
+            check_positive("horizon_s", self.horizon_s)
 
     def assumptions(self) -> tuple[str, ...]:
         """What the log's defaults assume (printed with the plan)."""

@@ -169,6 +169,9 @@ class SimulatedChoice:
         if self.delta_r == 0:
             line = (f"{head}; {self.source} r = {self.closed_form_r}: same (r = {tied} tied: paired "
                     "95 % CI covers 0)")
+        elif self.ttt_at_closed_form_r != self.ttt_at_closed_form_r:  # nan: r not simulated
+            line = (f"{head}; {self.source} r = {self.closed_form_r} differs by {self.delta_r:+d} "
+                    f"and was not simulated (not among the candidates; tied: r = {tied})")
         elif self.agrees:
             line = (f"{head}; {self.source} r = {self.closed_form_r} differs by {self.delta_r:+d} "
                     f"but is within noise (r = {tied} tied: paired 95 % CI covers 0; "

@@ -194,13 +194,14 @@ def cluster_spec(gpus: int = KNOBS["gpus"].default,
                  system_mtbf_s: float | None = None,
                  gpu_mtbf_s: float | None = None,
                  restart_s: float = KNOBS["restart_s"].default,
-                 checkpoint_s: float = KNOBS["checkpoint_s"].default,
+                 checkpoint_s: float | None = None,
                  step_s: float | None = KNOBS["step_s"].default,
                  allreduce_s: float | None = None,
                  allreduce: str = KNOBS["allreduce"].default,
                  model_bytes: float = KNOBS["model_bytes"].default,
                  allreduce_bw_bytes_s: float = KNOBS["allreduce_bw_bytes_s"].default,
                  allreduce_latency_s: float = KNOBS["allreduce_latency_s"].default,
+                 checkpoint_bw_bytes_s: float = KNOBS["checkpoint_bw_bytes_s"].default,
                  weibull_shape: float = KNOBS["weibull_shape"].default,
                  failure_dist: str = KNOBS["failure_dist"].default,
                  domain_size: int = KNOBS["domain_size"].default,
@@ -223,8 +224,9 @@ def cluster_spec(gpus: int = KNOBS["gpus"].default,
         Per-GPU MTBF; None: the registry's 1.8e8 s (50,000 h: the paper's m = 5 min at 600k GPUs).
     restart_s : float
         Global restart time T_r (≥ 0).
-    checkpoint_s : float
-        Checkpoint write time T_s (2e13 B at 340 GB/s ≈ 58.8 s).
+    checkpoint_s : float or None
+        Checkpoint write time T_s (≥ 0); None: model_bytes / checkpoint_bw_bytes_s (2e13 B at
+        340 GB/s ≈ 58.8 s).
     step_s : float or None
         Failure-free step time (compute per stack + T_a); None: 64 s + T_a.
     allreduce_s : float or None
@@ -237,6 +239,8 @@ def cluster_spec(gpus: int = KNOBS["gpus"].default,
         meaningless far from 600k GPUs).
     model_bytes, allreduce_bw_bytes_s, allreduce_latency_s : float
         Gradient bytes all-reduced per step, the all-reduce bandwidth per GPU and latency.
+    checkpoint_bw_bytes_s : float
+        Aggregate checkpoint write bandwidth (T_s when ``checkpoint_s`` is None).
     weibull_shape, failure_dist :
         The per-group failure law of the simulation (same mean either way).
     domain_size, domain_fault_share :
@@ -280,6 +284,8 @@ def cluster_spec(gpus: int = KNOBS["gpus"].default,
         ta = allreduce_time_s(N, model_bytes / gpg, allreduce,
                               bw_bytes_s=KNOBS["allreduce_bw_bytes_s"].check(allreduce_bw_bytes_s),
                               latency_s=KNOBS["allreduce_latency_s"].check(allreduce_latency_s))
+    if checkpoint_s is None:
+        checkpoint_s = model_bytes / KNOBS["checkpoint_bw_bytes_s"].check(checkpoint_bw_bytes_s)
     if step_s is None:
         step_s = KNOBS["compute_per_stack_s"].default + ta
     step_s = KNOBS["step_s"].check(step_s)

@@ -49,6 +49,8 @@ def trial_seeds(seed: int, trials: int) -> tuple[int, ...]:
 
 def spec_of(config: ClusterConfig, N: int, model_steps: int | None = None) -> ClusterSpec:
     """The planner's cluster for a simulator config at N groups (its run knobs carried over)."""
+    if not isinstance(config, ClusterConfig):
+        raise ValueError(f"config must be a ClusterConfig, got {type(config).__name__}")
     N = check_int("N", N, lo=2)
     g = max(1, config.n_gpus // N)
     defaults = ClusterConfig()

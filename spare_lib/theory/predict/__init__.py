@@ -13,6 +13,9 @@ terms
     One function per mechanism: the barrier E[max] over jittered groups, one group's renewal
     clock, the restart windows, the failure law during training, RECTLR phase 0, the wipe-out
     law under Binomial failures (a numba kernel).
+barrier_max
+    The barrier term: E[max] of n jittered stack sums and of n standard normals (re-exported by
+    :mod:`.terms`).
 curves
     Failure-law curves of every kind of cycle (first, steady, transient), cached per failure law
     and filled lazily along τ; the config snapshot the model reads.

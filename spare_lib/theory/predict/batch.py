@@ -40,9 +40,9 @@ from spare_lib.theory.predict.rejoin_model import rejoin_key, rejoin_laws
 @dataclass(frozen=True)
 class BatchPrediction:
     """TTT/T0 of one method on one cluster over r × C: ``ttt_over_t0``, ``restarts`` (expected
-    global restarts) and ``total_s`` are arrays of shape (len(r), len(C)); inf where the model
-    finds that the cluster never trains (:class:`~.cycle.NoTrainingCycle`). C = 0 stands for no
-    checkpoints."""
+    global restarts), ``total_s`` and ``restart_time_s`` (expected wall time in global restarts)
+    are arrays of shape (len(r), len(C)); inf where the model finds that the cluster never
+    trains (:class:`~.cycle.NoTrainingCycle`). C = 0 stands for no checkpoints."""
 
     method: str
     N: int
@@ -51,6 +51,7 @@ class BatchPrediction:
     ttt_over_t0: np.ndarray
     restarts: np.ndarray
     total_s: np.ndarray
+    restart_time_s: np.ndarray
 
     def best(self) -> tuple[int, int, float]:
         """(r, C, TTT/T0) of the least TTT/T0 (ties: the first, smallest r and C)."""
@@ -255,6 +256,7 @@ def predict_batch(methods: Sequence[str], N: int, r_values: Iterable[int],
         ttt = np.full((len(rs), C_arr.size), np.inf)
         restarts = np.full_like(ttt, np.inf)
         total = np.full_like(ttt, np.inf)
+        down = np.full_like(ttt, np.inf)
         for i, r in enumerate(rs):
             try:
                 laws = _laws(method, N, r, key, config, steps, layout)
@@ -273,5 +275,6 @@ def predict_batch(methods: Sequence[str], N: int, r_values: Iterable[int],
             total[i] = res[0] + final
             ttt[i] = total[i] / t0
             restarts[i] = res[1]
-        out[method] = BatchPrediction(method, N, np.array(rs), C_arr, ttt, restarts, total)
+            down[i] = res[3]
+        out[method] = BatchPrediction(method, N, np.array(rs), C_arr, ttt, restarts, total, down)
     return out

@@ -135,21 +135,75 @@ def _retry_prob(method: str, p: np.ndarray, a: np.ndarray) -> np.ndarray:
                           p)
 
 
+def _state0(comp0: np.ndarray, u0: np.ndarray, ta: float, pi0: np.ndarray,
+            lam_all: np.ndarray, pre0: float) -> tuple:
+    """State 0 (no group away): (T0, its unit, ν01 the rate of transitions, the share of T0 in
+    compute, c0 the rate of its commits); a failure is noticed at the next poll (a unit start or
+    the barrier; the next step's first poll for one during the all-reduce), the sojourn ends at
+    that notice, and the transition step pays ``pre0`` (a rejoin stall, a fetch) first."""
+    T0 = comp0 + ta
+    unit0 = comp0 / np.maximum(u0, 1.0)
+    delay0 = (comp0 * unit0 / 2.0 + ta * ta / 2.0) / T0
+    nu01 = pi0 / (1.0 / np.maximum(lam_all, 1e-300) + delay0)
+    in_comp0 = comp0 / T0
+    off0 = in_comp0 * (comp0 / 2.0 + unit0 / 2.0)  # the notice's offset in the interrupted step
+    return T0, unit0, nu01, in_comp0, np.maximum(pi0 - nu01 * (pre0 + off0), 0.0) / T0
+
+
+def _first_failures(expo, n: np.ndarray, x: np.ndarray) -> np.ndarray:  # noqa: ANN001
+    """J, the failures of an event attempt (Poisson given J ≥ 1) over exposure x (``expo``: the
+    cumulative hazard of a live group over an exposure)."""
+    a = n * expo(x)
+    return a / np.maximum(-np.expm1(-a), 1e-12)
+
+
+def _batch_share(lam_lag: np.ndarray, t_free: np.ndarray, parts: tuple, rejoin_s: float,
+                 c1: np.ndarray, nu01: np.ndarray, t_tr: np.ndarray) -> np.ndarray:
+    """q_rj, the share of state-1 steps that start with a rejoin batch (the comment in
+    :func:`step_model`'s loop): the step's length T is ``t_free`` plus each of ``parts``'s
+    (probability, duration) two-point parts, ``lam_lag`` the notice hazard one away window
+    earlier, ``t_tr`` a transition's length."""
+    atoms = [(np.ones_like(t_free), t_free)]
+    for p_, d_ in parts:
+        atoms = [(w * (1.0 - p_), t) for w, t in atoms] + [(w * p_, t + d_) for w, t in atoms]
+    e_T = sum(w * np.exp(-lam_lag * t) for w, t in atoms)
+    e_max = sum(w * np.exp(-lam_lag * np.maximum(t, rejoin_s)) for w, t in atoms)
+    e_R = np.exp(-lam_lag * rejoin_s)
+    q_b = np.clip((1.0 - e_T - e_R + e_max) / np.maximum(1.0 - e_R, 1e-300), 0.0, 1.0)
+    batches = c1 * q_b + nu01 * -np.expm1(-lam_lag * np.maximum(t_tr - rejoin_s, 0.0))
+    return np.clip((batches - nu01) / np.maximum(c1, 1e-300), 0.0, 1.0)
+
+
+def _commit_law(method: str, N: int, one: dict, tab0: tuple, k_commit: np.ndarray,
+                k_tr: np.ndarray, depth_of, per_commit, b: int) -> tuple:  # noqa: ANN001
+    """(depth, weight) per commit: the depth at the groups away when a step commits (``k_commit``
+    in state 1, ``k_tr`` after a transition) and elastic-drop's share of the batch."""
+    c_like = np.ones_like(k_commit)
+    if depth_of is None:
+        d_commit, d_tr = one["depth"], np.full_like(c_like, tab0[2])
+    else:
+        d_commit, d_tr = np.maximum(depth_of(k_commit), one["depth"]), depth_of(k_tr)
+    depth = per_commit(np.full_like(c_like, tab0[0]), d_tr, d_commit)
+    depth = depth / b if method == "elastic-rebalance" else depth
+    if method == "elastic-drop":
+        weight = per_commit(c_like, np.clip(1.0 - k_tr / N, 1.0 / N, 1.0),
+                            np.clip(1.0 - k_commit / N, 1.0 / N, 1.0))
+    else:
+        weight = c_like
+    return depth, weight
+
+
 def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.ndarray,
                lam_live: np.ndarray, lag, tab0: tuple, expo=None,
                depth_of=None) -> StepModel:  # noqa: ANN001
     """Solve the step of ``method`` on the cycle's τ grid (the module docstring's model).
 
     ``mom``: the moments given no wipe-out ('k', 'depth', 'ph0', 'zero') of the groups away at a
-    step start — noticed in the last R exactly, as the batch that rejoins there took every group
-    noticed before (the step's own failures add to them until its commit); ``pi0`` the time
-    share with no group away; ``lam_live`` the hazard of a live group (per second); ``depth_of``
-    the depth at a (mean) number of groups away; ``lag(v)``: the array v one
-    away window earlier (0 before it), for the rejoin batches: a batch is due at a step start
-    when some group was noticed R' earlier, within the step's length; ``expo(x)``: the
-    cumulative hazard of a live group over an exposure [τ, τ + x] (default λ_live·x), so that
-    an attempt's failures follow the hazard over the attempt (the fresh clocks of a run's first
-    minutes fail fast, but over a step, not at the rate of its first second)."""
+    step start (noticed in the last R exactly); ``pi0`` the time share with no group away;
+    ``lam_live`` a live group's hazard (per second); ``depth_of`` the depth at a (mean) number of
+    groups away; ``lag(v)``: v one away window earlier (0 before it), for the rejoin batches;
+    ``expo(x)``: a live group's cumulative hazard over an exposure [τ, τ + x] (default λ_live·x),
+    so that an attempt's failures follow the hazard over the attempt."""
     if expo is None:
         def expo(x: np.ndarray) -> np.ndarray:
             return lam_live * x
@@ -164,30 +218,16 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
     n1 = np.maximum(N - one["k"], 1.0)  # live groups at a state-1 step's start
     # state 0: a failure is noticed at the next poll (a unit start or the barrier; the next
     # step's first poll for one during the all-reduce); the sojourn ends at that notice
-    T0 = comp0 + ta
-    unit0 = comp0 / np.maximum(u0, 1.0)
-    delay0 = (comp0 * unit0 / 2.0 + ta * ta / 2.0) / T0
-    nu01 = pi0 / (1.0 / np.maximum(lam_live * N, 1e-300) + delay0)
-    in_comp0 = comp0 / T0
-    off0 = in_comp0 * (comp0 / 2.0 + unit0 / 2.0)  # the notice's offset in the interrupted step
+    T0, unit0, nu01, in_comp0, c0 = _state0(comp0, u0, ta, pi0, lam_live * N,
+                                            s_rj + (fetch if method == "elastic-rebalance" else 0.0))
     retry0 = _retry_prob(method, p0, N * expo(T0))
-    pre0 = s_rj + (fetch if method == "elastic-rebalance" else 0.0)
-    c0 = np.maximum(pi0 - nu01 * (pre0 + off0), 0.0) / T0
     # state 1: the fixed point in the first attempt's exposure, and the rejoin batches that do
     # not empty the away set
     xr1 = f * ta + s + patch1
     x1 = comp1 + ta
     h_r = expo(xr1)  # a retry's hazard per live group
 
-    def after(n: np.ndarray, retry1: np.ndarray) -> np.ndarray:
-        return after_retry(n, h_r, retry1)
-
-    def first_failures(n: np.ndarray, x: np.ndarray) -> np.ndarray:
-        """J, the failures of an event attempt (Poisson given J ≥ 1) over exposure x."""
-        a = n * expo(x)
-        return a / np.maximum(-np.expm1(-a), 1e-12)
-
-    e21 = -np.expm1(-(np.maximum(n1 - first_failures(n1, x1), 1.0)) * h_r)
+    e21 = -np.expm1(-(np.maximum(n1 - _first_failures(expo, n1, x1), 1.0)) * h_r)
     T1 = x1.copy()
     e1 = np.zeros_like(T1)
     q_rj = np.zeros_like(T1)
@@ -200,7 +240,7 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
         retried with probability ρ0 (spare+repair's S grows from 1 and rebalance recomputes:
         always; drop: never), and a hit retry is an event of state 1 (retried with ρ1, hit
         again with e2)."""
-        more = retry0 * after(n_tr, retry1)
+        more = retry0 * after_retry(n_tr, h_r, retry1)
         retries = retry0 + retry1 * more
         # the rest of the step after the notice: half a compute less half a unit for a notice
         # inside the compute, a whole compute for one at the next step's first poll
@@ -209,7 +249,7 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
             + (retries - retry0) * (patch1 + ta)
         return 1.0 + more, rest
 
-    n_tr = np.maximum(N - first_failures(np.full_like(T0, float(N)), T0), 1.0)
+    n_tr = np.maximum(N - _first_failures(expo, np.full_like(T0, float(N)), T0), 1.0)
     h_base = expo(comp1 + ta)
     h_parts = [expo(np.full_like(T0, d_)) for d_ in (s_rj, fetch if fetch_on else 0.0,
                                                       (f - 1.0) * ta + s)]
@@ -227,7 +267,8 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
             surv = surv * (1.0 - p_ + p_ * np.exp(-n1 * h_))
         e1 = 1.0 - surv
         retry1 = _retry_prob(method, p1, n1 * expo(x1))
-        ev1 = e1 * (1.0 + retry1 * after(np.maximum(n1 - first_failures(n1, x1), 1.0), retry1))
+        ev1 = e1 * (1.0 + retry1 * after_retry(np.maximum(n1 - _first_failures(expo, n1, x1), 1.0),
+                                                  h_r, retry1))
         commit_ev = (1.0 - retry1) * ev1
         if fetch_on:
             q_fetch = 1.0 - (1.0 - e1) * (1.0 - q_rj)
@@ -244,17 +285,9 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
         # (1 when steps outlast R, (1 − e^(−ΛT)) / (1 − e^(−ΛR)) when R ≫ T); a transition's
         # successor gets one when the transition outlasts R. The batches that empty the away
         # set start the state-0 sojourns.
-        lam_lag = lag(lam_live * n1)
         ev_extra = (T1 - pre1 - comp1 - ta) / np.maximum(e1, 1e-12)
-        atoms = [(np.ones_like(T1), comp1 + ta)]
-        for p_, d_ in ((q_rj, s_rj), (q_fetch, fetch if fetch_on else 0.0), (e1, ev_extra)):
-            atoms = [(w * (1.0 - p_), t) for w, t in atoms] + [(w * p_, t + d_) for w, t in atoms]
-        e_T = sum(w * np.exp(-lam_lag * t) for w, t in atoms)
-        e_max = sum(w * np.exp(-lam_lag * np.maximum(t, rejoin_s)) for w, t in atoms)
-        e_R = np.exp(-lam_lag * rejoin_s)
-        q_b = np.clip((1.0 - e_T - e_R + e_max) / np.maximum(1.0 - e_R, 1e-300), 0.0, 1.0)
-        batches = c1 * q_b + nu01 * -np.expm1(-lam_lag * np.maximum(T0 + r01 - rejoin_s, 0.0))
-        q_rj = np.clip((batches - nu01) / np.maximum(c1, 1e-300), 0.0, 1.0)
+        parts = ((q_rj, s_rj), (q_fetch, fetch if fetch_on else 0.0), (e1, ev_extra))
+        q_rj = _batch_share(lag(lam_live * n1), comp1 + ta, parts, rejoin_s, c1, nu01, T0 + r01)
         if np.max(np.abs(T1 - T_prev) / T1) < 1e-10:
             break
     st = StepModel()
@@ -272,18 +305,9 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
     # follows, noticed at the next step's first poll)
     k_commit = one["k"] + n1 * expo(np.maximum(T1 - ta - commit_ev * ((f - 1.0) * ta + s), 0.0))
     k_tr = 1.0 + N * expo(np.maximum(r01 - ta, 0.0))  # a transition: its event and the rest
-    if depth_of is None:
-        d_commit, d_tr = one["depth"], np.full_like(c, tab0[2])
-    else:
-        d_commit, d_tr = np.maximum(depth_of(k_commit), one["depth"]), depth_of(k_tr)
-    depth = per_commit(np.full_like(c, tab0[0]), d_tr, d_commit)
-    st.depth = depth / b if method == "elastic-rebalance" else depth
+    st.depth, st.weight = _commit_law(method, N, one, tab0, k_commit, k_tr, depth_of, per_commit,
+                                      b)
     st.comp = per_commit(comp0, comp0, comp1)
-    if method == "elastic-drop":
-        st.weight = per_commit(np.ones_like(c), np.clip(1.0 - k_tr / N, 1.0 / N, 1.0),
-                               np.clip(1.0 - k_commit / N, 1.0 / N, 1.0))
-    else:
-        st.weight = np.ones_like(c)
     st.e1, st.q_rj, st.q_fetch = e1, q_rj, q_fetch
     st.T1_free = comp1 + ta
     st.x1, st.units, st.comp1 = x1, u1, comp1

@@ -1,0 +1,81 @@
+"""The design search (issue 27): its pruning is exact, its ranking and front are consistent, and
+its best plan is the planner's at the same cluster."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from spare_lib.cluster.planning.models import fast_model
+from spare_lib.design import JobSpec, design_search
+from spare_lib.design import search as S
+
+PAPER = ("spare", "rep", "ckpt")
+#: The paper's setting: 600k H100 in N = 600 groups of 1,000 GPUs, 10,000 steps.
+PAPER_JOB = JobSpec(params=1e12, tokens=1.6e11, gpus=600_000, gpu="h100", mfu=0.40,
+                    tokens_per_step=16e6)
+SMALL_JOB = JobSpec(params=70e9, tokens=2e12, gpus=4096, gpu="h100", mfu=0.40,
+                    tokens_per_step=8e6)
+
+
+def test_best_plan_at_the_papers_setting_is_spare_plans():
+    """spare plan's fast model on the same cluster (N = 600) and steps picks the same r, C and
+    TTT/T0 for every method (both re-optimise C with the exact model: equal to 1e-12)."""
+    assert PAPER_JOB.steps == 10_000
+    res = design_search(PAPER_JOB, PAPER, sizes=[1000], fleet_shares=[1.0])
+    fast = fast_model(PAPER_JOB.cluster(1000), PAPER, "predict", PAPER_JOB.steps)
+    ranked = res.ranked()
+    assert {p.method for p in ranked} == set(PAPER)
+    for p in ranked:
+        b = fast.best(p.method)
+        assert (p.N, p.r, p.checkpoint_steps) == (600, b.r, b.checkpoint_steps), p.method
+        assert p.ttt_over_t0 == pytest.approx(b.ttt_over_t0, rel=1e-12)
+    best = min(PAPER, key=lambda m: fast.best(m).ttt_over_t0)
+    assert res.best.method == best
+
+
+def test_the_checkpoint_bound_prunes_no_methods_optimum():
+    """The chunked, pruned C scan gives each method the same best (r, C, TTT/T0) as the whole
+    grid evaluated at once (the bound TTT >= T0 + floor((steps - 1)/C) T_s is exact)."""
+    spec = SMALL_JOB.cluster(256)
+    steps = SMALL_JOB.steps
+    cfg = spec.cluster_config(steps=steps)
+    plans, n, covered = S._model_plans(SMALL_JOB, spec, PAPER, S.C_POINTS)
+    Cs = [int(c) for c in np.unique(np.round(np.geomspace(1, steps, S.C_POINTS)).astype(int))]
+    assert n <= covered
+    for name in PAPER:
+        full = S._batch(name, spec.N, Cs, cfg)
+        i, j = np.unravel_index(int(np.argmin(full.ttt_over_t0)), full.ttt_over_t0.shape)
+        got = min((p for p in plans if p.method == name), key=lambda p: p.ttt_over_t0)
+        assert (got.r, got.checkpoint_steps) == (int(full.r[i]), int(full.C[j])), name
+        assert got.ttt_over_t0 == full.ttt_over_t0[i, j]
+
+
+def test_ranking_front_and_counts_are_consistent():
+    res = design_search(SMALL_JOB, PAPER, sizes=[128, 256, 512], fleet_shares=[1.0, 0.5])
+    ranked = res.ranked()
+    days = [p.days for p in ranked]
+    assert days == sorted(days) and res.best == ranked[0]
+    assert len({(p.gpus_per_group, p.N, p.method) for p in ranked}) == len(ranked)
+    front = res.pareto()
+    for p in front:  # nothing in the ranking beats a front point on both axes
+        assert not any(q.gpus_used <= p.gpus_used and q.days < p.days for q in ranked)
+    assert [p.gpus_used for p in front] == sorted(p.gpus_used for p in front)
+    assert 0 < res.evaluations <= res.searched + S.REFINE + len(PAPER)
+    for p in ranked:
+        assert p.days == pytest.approx(p.t0_days * p.ttt_over_t0, rel=1e-12)
+        assert p.gpu_hours == pytest.approx(p.days * 24 * p.gpus_used, rel=1e-12)
+        assert 0.0 <= p.availability <= 1.0 and math.isfinite(p.days)
+    assert all(M < SMALL_JOB.min_group_size() for M in res.skipped)
+
+
+@pytest.mark.parametrize(("kw", "words"), [
+    (dict(fleet_shares=[0.0]), "fleet_shares must be numbers in (0, 1]"),
+    (dict(c_points=1), "c_points"), (dict(refine=-1), "refine"),
+])
+def test_bad_search_arguments_are_refused(kw, words):
+    with pytest.raises(ValueError) as e:
+        design_search(SMALL_JOB, PAPER, **kw)
+    assert words in str(e.value)
