@@ -9,9 +9,10 @@
    before the method seam (``_core_before_seam.py``), N=1000, r=9, 10,000 steps, interleaved
    repeats in one run (issue 11 target: at most 10 % slower), with a check that both give
    identical outputs.
+5. ``--events``: the event log (``simulate(..., events=True)``) off against on, interleaved.
 
 Usage: ``NUMBA_CACHE_DIR=.numba_cache python benchmarks/bench_simulate.py [--repeats 5]
-[--trials 3] [--workers 2] [--skip-sweep] [--seam]``
+[--trials 3] [--workers 2] [--skip-sweep] [--seam] [--events]``
 """
 
 from __future__ import annotations
@@ -100,6 +101,28 @@ def seam(repeats: int) -> None:
           f"{min(t_new) / min(t_old):.3f}); outputs identical")
 
 
+def event_log(repeats: int) -> None:
+    """``events=False`` against ``events=True`` (issue 28 log), same inputs, interleaved; and
+    the paper world against the llama3 mix, to see what the new world costs."""
+    cases = [("spare", 1000, 9, 30, "direct"), ("rep", 1000, 3, 10, "direct"),
+             ("spare", 20_000, 11, 30, "sampled")]
+    for method, N, r, C, barrier in cases:
+        cfg = h100_600k(N) if N <= 1000 else h100_600k(N, steps=2000)
+        simulate(method, N, r, C, h100_600k(N, steps=50), seed=0, barrier=barrier, events=True)
+        t_off, t_on = [], []
+        for i in range(repeats):
+            pair = ((False, t_off), (True, t_on))
+            for ev, acc in (pair if i % 2 == 0 else pair[::-1]):
+                t = time.perf_counter()
+                res = simulate(method, N, r, C, cfg, seed=100 + i, barrier=barrier, events=ev)
+                acc.append(time.perf_counter() - t)
+        n_ev = len(res.events) if res.events is not None else 0
+        print(f"event log {method} N={N} r={r} ({barrier}, {cfg.steps} steps): median off "
+              f"{statistics.median(t_off):.3f} s, on {statistics.median(t_on):.3f} s over "
+              f"{repeats} interleaved repeats: on/off = "
+              f"{statistics.median(t_on) / statistics.median(t_off):.3f} ({n_ev} events)")
+
+
 def sweep(trials: int, workers: int) -> None:
     tasks = []
     for N in PAPER_N:
@@ -123,7 +146,11 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--skip-sweep", action="store_true")
     ap.add_argument("--seam", action="store_true", help="old core against new core, then exit")
+    ap.add_argument("--events", action="store_true", help="event log off against on, then exit")
     a = ap.parse_args()
+    if a.events:
+        event_log(max(a.repeats, 5))
+        return
     if a.seam:
         seam(max(a.repeats, 7))
         return

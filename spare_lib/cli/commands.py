@@ -11,7 +11,7 @@ from typing import Any
 from spare_lib.cli.common import (
     FLAG_NAMES,
     LAYOUT_KNOBS,
-    STRATEGY_KNOBS,
+    RUN_FLAG_KNOBS,
     CliError,
     add_cluster_args,
     add_layout_args,
@@ -76,7 +76,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     if spec_m.family == "checkpoint" and args.no_checkpoint:
         raise CliError(f"--no-checkpoint does not apply to --method {args.method} ({spec_m.label} "
                        "is checkpoints only)")
-    for name in STRATEGY_KNOBS + LAYOUT_KNOBS + ("exact_patch",):
+    for name in RUN_FLAG_KNOBS + LAYOUT_KNOBS + ("exact_patch",):
         k = KNOBS[name]
         if k.methods != ("all",) and knob_given(args, name) and args.method not in k.methods:
             raise CliError(f"{given_flag(args, name)} does not apply to --method {args.method} "
@@ -94,7 +94,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         overrides = {k: getattr(cfg, k) for k in (
             "steps", "compute_per_stack_s", "allreduce_s", "restart_s", "checkpoint_s",
             "system_mtbf_s", "n_gpus", "weibull_shape", "failure_dist", "domain_size",
-            "domain_fault_share", *STRATEGY_KNOBS)}
+            "domain_fault_share", *RUN_FLAG_KNOBS)}
         layout: Any = knob_value(args, "layout")
         if spec_m.layout and layout == "domain-aware":
             from spare_lib.cluster.planning.layouts import spare_layout

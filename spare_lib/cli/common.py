@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from spare_lib.cli.knobs import add_knob_args, given_flag, knob_given, knob_values
+from spare_lib.cli.knobs import add_knob_args, given_flag, knob_given, knob_value, knob_values
 from spare_lib.registry.knobs import KNOBS
 
 
@@ -111,6 +111,11 @@ CLUSTER_KNOBS = ("gpus", "gpus_per_group", "gpu_mtbf_s", "system_mtbf_s", "resta
                  "weibull_shape", "failure_dist", "domain_size", "domain_fault_share")
 #: Knobs of what the strategies pay and do, shared by ``plan`` and ``simulate``.
 STRATEGY_KNOBS = ("stall_s", "rejoin_s", "rejoin_stall_s", "microbatches", "fetch_s")
+#: Knobs of the failure world every method faces (issue 24), shared by ``plan`` and ``simulate``.
+WORLD_KNOBS = ("failure_mix", "detect_s", "jitter_model", "straggler_share", "straggler_slowdown",
+               "allreduce_rule", "min_live")
+#: Every run knob a command with the strategy flags passes to the cluster.
+RUN_FLAG_KNOBS = STRATEGY_KNOBS + WORLD_KNOBS
 #: SPARe's and Rep's layout knobs.
 LAYOUT_KNOBS = ("layout", "rep_placement")
 
@@ -133,6 +138,8 @@ def add_strategy_args(p: argparse.ArgumentParser) -> None:
     """What the recovery strategies pay and do (:data:`STRATEGY_KNOBS`)."""
     add_knob_args(p, STRATEGY_KNOBS, title="what the strategies pay (every method that continues "
                                            "past a failure pays the stall)")
+    add_knob_args(p, WORLD_KNOBS, title="the failure world every method faces (defaults: the "
+                                        "paper's; docs/failure_mix.md)")
 
 
 def add_layout_args(p: argparse.ArgumentParser) -> None:
@@ -164,13 +171,16 @@ def spec_from_args(args: argparse.Namespace) -> Any:
     if not knob_given(args, "checkpoint_s"):
         v["checkpoint_s"] = None  # T_s = --model-bytes / the checkpoint bandwidth
     if hasattr(args, "stall_s"):  # the commands with the strategy flags: their run knobs
-        v.update(knob_values(args, STRATEGY_KNOBS, given_only=True))
+        v.update(knob_values(args, RUN_FLAG_KNOBS, given_only=True))
+    for name in ("straggler_share", "straggler_slowdown"):
+        if knob_given(args, name) and knob_value(args, "jitter_model") != "straggler":
+            raise CliError(f"{given_flag(args, name)} only applies with --jitter-model straggler")
     return cluster_spec(**v)
 
 
 def run_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    """The ClusterConfig fields of :data:`STRATEGY_KNOBS` (registry defaults where not given)."""
-    return knob_values(args, STRATEGY_KNOBS)
+    """The ClusterConfig fields of :data:`RUN_FLAG_KNOBS` (registry defaults where not given)."""
+    return knob_values(args, RUN_FLAG_KNOBS)
 
 
 #: Library parameter names -> the flags, so errors name what the user typed.

@@ -17,7 +17,7 @@ from typing import Any
 
 from spare_lib.cli.common import (
     LAYOUT_KNOBS,
-    STRATEGY_KNOBS,
+    RUN_FLAG_KNOBS,
     CliError,
     add_cluster_args,
     add_layout_args,
@@ -57,6 +57,8 @@ NOT_WITH_FAILURES = {
                     "fitted)",
     "domain_size": "a log carries its own simultaneous failures; see --failures-placement",
     "domain_fault_share": "a log carries its own simultaneous failures; see --failures-placement",
+    "failure_mix": "the log sets which failures occur (its simultaneous faults are domain "
+                   "events; see --failures-placement)",
     "common_failures": "every trial replays the same synthesized failures for every candidate",
 }
 
@@ -172,7 +174,7 @@ def check_plan_flags(args: argparse.Namespace, methods: tuple[str, ...]) -> None
                 flag = ("--progress" if args.progress else "--no-progress") \
                     if name == "progress" else _flag(args, name)
                 raise CliError(f"{flag} only applies with --simulate N_TRIALS")
-    for name in STRATEGY_KNOBS + LAYOUT_KNOBS + ("spare_r", "rep_r", "r_window"):
+    for name in RUN_FLAG_KNOBS + LAYOUT_KNOBS + ("spare_r", "rep_r", "r_window"):
         k = KNOBS[name]
         if k.methods != ("all",) and _given(args, name) and not set(k.methods) & set(methods):
             readers = ", ".join(method(m).name for m in k.methods)

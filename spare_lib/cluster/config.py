@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass, fields, replace
 
 from spare_lib._util.validate import check_int, check_positive
+from spare_lib.failures.mix import FailureMix, failure_mix
 from spare_lib.registry.knobs import KNOBS
 from spare_lib.stacking.layout import Layout
 
@@ -105,6 +106,28 @@ class ClusterConfig:
     mem_ideal : bool
         The in-memory copy is never lost (an upper bound); otherwise a restart falls back to
         disk when a group and its peer both died since the memory checkpoint.
+    jitter_model : str
+        'paper' (today's draws, which the golden runs pin: SPARe per 64-s stack, Rep one draw
+        for its r·64 s, elastic-rebalance per micro-batch with σ√b), 'unit' (every 64-s unit of
+        work its own draw, Rep included), 'step' (one factor per group per attempt) or
+        'straggler' ('unit' plus a persistent slow share ``straggler_share`` of the groups,
+        slower by ``straggler_slowdown``, drawn anew at every global restart).
+    straggler_share, straggler_slowdown : float
+        p and s of ``jitter_model='straggler'``.
+    allreduce_rule : str
+        'paper': the all-reduce of an attempt with a noticed failure is cut short at
+        ``allreduce_fail_factor``·T_a and a commit counts it; 'abort': it is aborted there and a
+        commit pays a full T_a on top (after the stall), for every method alike.
+    failure_mix : str
+        The classes of failures (:mod:`spare_lib.failures.mix`): 'paper' (every failure one
+        group's: today's model), 'llama3', 'stepfun' or a YAML file.
+    detect_s : float
+        Detection time: after an attempt (or a checkpoint write) in which a failure is noticed,
+        every group waits it before the reconfiguration or the restart (downtime); a class of the
+        mix may set its own.
+    min_live : float
+        Quorum of elastic-drop as a share of N: a failure that leaves fewer than min_live·N live
+        groups restarts the job from its checkpoint (0: none; 1: any failure restarts).
     """
 
     steps: int = KNOBS["steps"].default
@@ -129,11 +152,27 @@ class ClusterConfig:
     mem_checkpoint_s: float = KNOBS["mem_checkpoint_s"].default
     mem_restart_s: float = KNOBS["mem_restart_s"].default
     mem_ideal: bool = KNOBS["mem_ideal"].default
+    jitter_model: str = KNOBS["jitter_model"].default
+    straggler_share: float = KNOBS["straggler_share"].default
+    straggler_slowdown: float = KNOBS["straggler_slowdown"].default
+    allreduce_rule: str = KNOBS["allreduce_rule"].default
+    failure_mix: str = KNOBS["failure_mix"].default
+    detect_s: float = KNOBS["detect_s"].default
+    min_live: float = KNOBS["min_live"].default
 
     def __post_init__(self) -> None:
         # every field is a knob of the one registry (range, unit, default: docs/knobs.md)
         for f in fields(self):
             object.__setattr__(self, f.name, KNOBS[f.name].check(getattr(self, f.name)))
+        mix = self.mix()  # a preset or a readable YAML file (ValueError with file and line)
+        if not mix.is_paper and self.domain_fault_share > 0:
+            raise ValueError(f"domain_fault_share must be 0 with failure_mix={self.failure_mix!r}: "
+                             f"the mix sets the share of domain events "
+                             f"({mix.share('domain'):g}), got {self.domain_fault_share}")
+
+    def mix(self) -> FailureMix:
+        """The :class:`~spare_lib.failures.mix.FailureMix` that ``failure_mix`` names."""
+        return failure_mix(self.failure_mix)
 
     def group_mean_s(self, N: int) -> float:
         """Mean time between failures of one group, N·m seconds."""

@@ -54,6 +54,11 @@ def _warm_core() -> None:
             simulate(method, 20, r, 2, rejoin, seed=0, failure_seed=1, barrier=barrier)
     simulate("spare", 20, 3, 2, cfg, failure_trace=np.empty((0, 2)))
     simulate("spare", 20, 3, 2, cfg.with_(domain_size=4, domain_fault_share=0.5), seed=0)
+    # the world of issue 24 (failure mix, jitter models, all-reduce rule, quorum, event log)
+    world = cfg.with_(failure_mix="llama3", domain_size=4, jitter_model="straggler",
+                      allreduce_rule="abort", detect_s=5.0, min_live=0.5)
+    simulate("elastic-drop", 20, 1, 2, world, seed=0, failure_seed=1, events=True)
+    simulate("rep", 20, 2, 2, world.with_(jitter_model="step"), seed=0, events=True)
 
 
 def _warm_barrier() -> None:

@@ -199,6 +199,10 @@ def _render_blocks(path: Path, text: str, results_dir: Path) -> str:
         return render_doc_tables(text, results_dir)
     if Path(path).name == "knobs.md":
         return render_knobs_block(text)
+    if Path(path).name == "strategies.md":
+        from spare_lib.figures.production import render_tornado_block
+
+        return render_tornado_block(text, results_dir)
     return text
 
 

@@ -172,6 +172,15 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "against the simulator under stated assumptions"),
     FigureSpec("repair_theory_vs_sim", "beyond the paper (issue 13)", "80_strategies",
                "Mean time between wipe-outs of SPARe+repair: birth-death chain vs simulation"),
+    FigureSpec("production_strategies", "beyond the paper (issue 24)", "85_production_failures",
+               "TTT/T0 of every strategy in the llama3 failure mix and the paper's world at 16k, "
+               "100k and 600k GPUs (planned by spare plan's pipeline)"),
+    FigureSpec("production_ceiling", "beyond the paper (issue 24)", "85_production_failures",
+               "Availability ceiling of job-wide failures against T_r for several job shares, "
+               "and the best strategy's simulated availability in the llama3 mix"),
+    FigureSpec("strategies_tornado", "beyond the paper (issue 24)", "85_production_failures",
+               "Tornado: best SPARe variant's TTT over the best other strategy's at both ends of "
+               "each assumption, 100k and 600k GPUs"),
     FigureSpec("design_by_group_size", "beyond the paper (issue 27: spare design)", "95_design",
                "each method's best days to train against the group size, three jobs"),
     FigureSpec("design_pareto_fronts", "beyond the paper (issue 27: spare design)", "95_design",

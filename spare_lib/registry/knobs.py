@@ -268,6 +268,19 @@ _TABLE: tuple[Knob, ...] = (
        "must get through", "run", **_NONNEG, aliases=(Alias("--restart-min", 60.0, "min"),)),
     _k("checkpoint_s", "s", 2e13 / 3.4e11, "checkpoint write time T_s (2e13 B at 340 GB/s)",
        "run", **_NONNEG),
+    _k("jitter_model", "", "paper", "how compute jitter is drawn: paper (per 64-s stack; Rep one "
+       "draw for its r*64 s; elastic-rebalance per micro-batch with sigma*sqrt(b)), unit (every "
+       "64-s unit of work its own draw, Rep included), step (one factor per group per attempt), "
+       "straggler (unit, plus a persistent slow share of the groups)", "run", kind="choice",
+       choices=("paper", "unit", "step", "straggler")),
+    _k("straggler_share", "1", 0.01, "jitter_model straggler: share p of the groups that are "
+       "slow, drawn anew at the start and at every global restart", "run", lo=0.0, hi=1.0),
+    _k("straggler_slowdown", "1", 0.2, "jitter_model straggler: a slow group's compute takes "
+       "(1 + s) times as long", "run", lo=0.0, hi=100.0),
+    _k("allreduce_rule", "", "paper", "the all-reduce of an attempt in which a failure is "
+       "noticed: paper (cut short at allreduce_fail_factor*T_a, and a commit counts it) or abort "
+       "(aborted at allreduce_fail_factor*T_a; a commit then pays a full T_a as well)", "run",
+       kind="choice", choices=("paper", "abort")),
     _k("n_gpus", "GPUs", 600_000, "GPUs of the run's cluster (informational: M = n_gpus / N)",
        "run", kind="int", lo=1, hi=1e12),
     # ---------------------------------------------------------------- failures
@@ -282,6 +295,12 @@ _TABLE: tuple[Knob, ...] = (
        "no domains", "failures", kind="int", lo=1, hi=1e12),
     _k("domain_fault_share", "1", 0.0, "share q of failure events that kill a whole domain "
        "(same total rate 1/m)", "failures", lo=0.0, hi=1.0),
+    _k("failure_mix", "", "paper", "the classes of failures, each with a share, a blast radius "
+       "(group, domain, job), a detection and a rejoin time: paper (every failure one group's), "
+       "llama3 (Llama 3's Table 5), stepfun (the StepFun trace) or a YAML file "
+       "(docs/failure_mix.md)", "failures", kind="str"),
+    _k("detect_s", "s", 0.0, "detection time: every group waits it after a failure is noticed "
+       "(for the classes of the failure mix that set none of their own)", "failures", **_NONNEG),
     # ---------------------------------------------------------------- strategies
     _k("stall_s", "s", 0.1, "stall per reconfiguration, paid by every method that continues "
        "past a failure (the paper's 0.1 s shrink; FT-HSDP measured minutes)", "strategy",
@@ -293,6 +312,10 @@ _TABLE: tuple[Knob, ...] = (
     _k("rejoin_stall_s", "s", None, "stall of one batch of rejoining groups (default: stall_s, a "
        "blocking reconfiguration; 0: non-blocking catch-up as in FT-HSDP)", "strategy",
        **_NONNEG, allow_none=True, methods=("spare+repair", "elastic-drop", "elastic-rebalance")),
+    _k("min_live", "1", 0.0, "quorum of elastic-drop as a share of N: when fewer groups are "
+       "live after a failure, the job restarts from its checkpoint (0: train down to one group; "
+       "1: any failure restarts, as CKPT-only)", "strategy", lo=0.0, hi=1.0,
+       methods=("elastic-drop",)),
     _k("microbatches", "1", 8, "micro-batches per shard b of elastic-rebalance", "strategy",
        kind="int", lo=1, hi=4096, methods=("elastic-rebalance",)),
     _k("fetch_s", "s", 0.0, "elastic-rebalance's data fetch before the first attempt after its "

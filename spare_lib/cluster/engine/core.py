@@ -1,4 +1,4 @@
-"""Time-to-train discrete-event simulation of SPARe+CKPT, Rep+CKPT and CKPT-only (SPEC §3–6).
+"""Time-to-train discrete-event simulation of every recovery method (SPEC §3–6, issues 13, 24).
 
 One call of :func:`simulate` trains ``config.steps`` committed steps on N data-parallel groups of
 a cluster that fails (one renewal failure clock per group, never reset) and returns the wall
@@ -33,6 +33,31 @@ Model (SPEC §3–5, every detail is implemented as written there):
 Downtime is restart plus shrink time; compute, all-reduce, checkpoints and redone steps count
 as uptime. T0 = steps·(64 s + T_a).
 
+The world of issue 24 (every switch at its paper end reproduces the above bit for bit):
+
+* **Failure classes** (a failure mix, :mod:`spare_lib.failures.mix`): every pending failure has
+  a class (:mod:`.renewal`) with a detection and a rejoin time. A rejoining group comes back
+  after its class's rejoin time.
+* **Detection.** After an attempt in which failures are noticed, every group waits the longest
+  detection time among them (a checkpoint leader's failure: in the next attempt) before the
+  controller runs or the restart begins. Downtime.
+* **Job events** (the mix's ``job`` classes, or trace rows of group −1) kill the whole job. One
+  is noticed at the first poll at or after it: the start of an attempt or the all-reduce after
+  the barrier (where a crashed or hung rank stops every other, whatever the method), then the
+  aborted all-reduce (×``allreduce_fail_factor``), its detection time, and a global restart
+  from the last written checkpoint, for every method. A checkpoint write (but the last) with a
+  job event before it is not written; a job event during a restart starts every group's window
+  again.
+* **All-reduce rule** ``abort``: a commit after a noticed failure pays a full T_a after the
+  stall, on top of the aborted fraction (``paper``: the cut-short all-reduce commits).
+* **Jitter models** (``pi[P_JITTER]``): per unit of work (the paper's; Rep's r shards are one
+  unit or r units, a matter of its state), one factor per group per attempt
+  (:func:`.phases._step_units`), or per unit with a persistent slow share of the groups, drawn
+  from a hash of (seed, group, restart count) at the start and at every restart.
+* **Quorum** (elastic-drop's state): fewer live groups than ⌈min_live·N⌉ is a wipe-out.
+* **Event log**: with buffers of non-zero length every event is appended
+  (:mod:`.eventlog`); with empty buffers nothing is, at the cost of one branch.
+
 What differs between methods (the compute phase of a group, what a noticed failure does, how a
 failed attempt is resolved, the reset at a restart) is asked of the method's hooks through
 :mod:`spare_lib.cluster.engine.methods.dispatch`; this loop is the same for every method. SPARe's
@@ -50,7 +75,6 @@ import numpy as np
 from numba import njit
 
 from spare_lib.cluster.engine.barrier import (
-    _direct_units,
     barrier_step_idx,
     barrier_step_patch,
     barrier_step_patch_idx,
@@ -58,24 +82,65 @@ from spare_lib.cluster.engine.barrier import (
     index_build,
     index_rejoin,
 )
+from spare_lib.cluster.engine.eventlog import (
+    AT_BARRIER,
+    AT_LEADER,
+    AT_UNIT,
+    EV_ATTEMPT,
+    EV_CHECKPOINT,
+    EV_COMMIT,
+    EV_DETECT,
+    EV_JOB,
+    EV_RESOLVE,
+    EV_RESTART_BEGIN,
+    EV_RESTART_END,
+    EV_STALL,
+    _log,
+)
 from spare_lib.cluster.engine.methods import dispatch as hooks
 from spare_lib.cluster.engine.methods._common import COMMIT_FIXED, COMPUTE_MULT, DEPTH, RETRY, WIPEOUT
+from spare_lib.cluster.engine.phases import (  # noqa: F401 - JIT_* re-exported
+    JIT_STEP,
+    JIT_STRAGGLER,
+    JIT_UNIT,
+    _direct_phase,
+    _draw_slow,
+    _kill,
+    _rejoin_batch,
+    _restart_windows,
+)
+from spare_lib.cluster.engine.renewal import (  # noqa: F401 - re-exported: the core's clock codes
+    DIST_EXPONENTIAL,
+    DIST_EXPONENTIAL_STREAM,
+    DIST_TRACE,
+    DIST_WEIBULL,
+    DIST_WEIBULL_STREAM,
+    _init_clock,
+    _next_failure,
+    _renew,
+    _set_class,
+    stream_uniform,
+)
 
 # Slots of the float / int result arrays of the core.
 (_F_TOTAL, _F_RESTART, _F_STALL, _F_SUM_S, _F_PATCH, _F_CKPT_TIME, _F_SAMPLES,
- _F_SAMPLES_ALL) = range(8)
-_N_F = 8
+ _F_SAMPLES_ALL, _F_DETECT) = range(9)
+_N_F = 9
 (_I_COMMITS, _I_RESTARTS, _I_MASKED, _I_PHASE0, _I_REORDER, _I_REDONE, _I_CKPT_OK,
  _I_CKPT_FAIL, _I_FAILS, _I_DONE, _I_COMMITTED, _I_ATTEMPTS, _I_STACKS, _I_REJOINS,
- _I_MEM_RESTARTS, _I_MEM_CKPT_OK) = range(16)
-_N_I = 16
+ _I_MEM_RESTARTS, _I_MEM_CKPT_OK, _I_JOB) = range(17)
+_N_I = 17
 
 # Slots of the int / float parameter arrays of the core (built by simulate()).
-(P_STEPS, P_CKPT_EVERY, P_MEM_EVERY, P_DIST, P_REJOIN, P_DOMAIN_SIZE, P_MEM_IDEAL) = range(7)
-_N_PI = 7
+(P_STEPS, P_CKPT_EVERY, P_MEM_EVERY, P_DIST, P_REJOIN, P_DOMAIN_SIZE, P_MEM_IDEAL, P_JITTER,
+ P_AR_ABORT) = range(9)
+_N_PI = 9
 (Q_COMPUTE, Q_SIGMA, Q_JIT_LO, Q_TA, Q_FAIL_FACTOR, Q_RESTART, Q_STALL, Q_TS, Q_SHAPE, Q_SCALE,
- Q_MAX_WALL, Q_REJOIN_S, Q_MEM_TS, Q_MEM_RESTART, Q_FETCH, Q_REJOIN_STALL) = range(16)
-_N_PF = 16
+ Q_MAX_WALL, Q_REJOIN_S, Q_MEM_TS, Q_MEM_RESTART, Q_FETCH, Q_REJOIN_STALL, Q_STRAG_P,
+ Q_STRAG_S) = range(18)
+_N_PF = 18
+
+
 #: How many per-restart failure counts the core records at most (the first ones).
 MAX_RESTART_RECORDS = 100_000
 
@@ -83,112 +148,10 @@ MAX_RESTART_RECORDS = 100_000
 #: group's time drawn directly (SAMPLED, :mod:`spare_lib.cluster.engine.barrier`).
 DIRECT, SAMPLED = 1, 0
 
-#: Failure-clock codes (``dist``) of the core.
-DIST_WEIBULL, DIST_EXPONENTIAL, DIST_TRACE, DIST_WEIBULL_STREAM, DIST_EXPONENTIAL_STREAM = range(5)
-
-_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
-_ROUND = np.uint64(0xD1B54A32D192ED03)
-
-
-@njit(cache=True)
-def _mix64(z):  # pragma: no cover
-    """splitmix64's finaliser (Steele, Lea and Flood 2014): a bijection of uint64."""
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
-
-
-@njit(cache=True)
-def stream_uniform(fseed, w, j):  # pragma: no cover
-    """Uniform on (0, 1] for gap j of group w under failure seed ``fseed`` (uint64)."""
-    z = _mix64(fseed + np.uint64(w + 1) * _GOLDEN)
-    z = _mix64(z + np.uint64(j + 1) * _ROUND)
-    return (np.float64(z >> np.uint64(11)) + 1.0) * (1.0 / 9007199254740992.0)
-
-
-@njit(cache=True)
-def _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt):  # pragma: no cover
-    """Next failure time of group w after a renewal at time t."""
-    if dist == DIST_WEIBULL:
-        return t + scale * rng.weibull(shape)
-    if dist == DIST_EXPONENTIAL:
-        return t + rng.exponential(scale)
-    if dist == DIST_TRACE:
-        c = tr_cur[w]
-        end = tr_ptr[w + 1]
-        while c < end and tr_times[c] <= t:
-            c += 1
-        tr_cur[w] = c
-        if c < end:
-            return tr_times[c]
-        return np.inf
-    u = stream_uniform(fseed, w, fcnt[w])
-    fcnt[w] += 1
-    if dist == DIST_WEIBULL_STREAM:
-        return t + scale * (-np.log(u)) ** (1.0 / shape)
-    return t - scale * np.log(u)
-
-
-@njit(cache=True)
-def _next_domain_failure(w, t, dsize, dom_ptr, dom_times, dcur):  # pragma: no cover
-    """First domain event of group w's domain after time t (consumes the earlier ones)."""
-    d = w // dsize
-    c = dcur[w]
-    end = dom_ptr[d + 1]
-    while c < end and dom_times[c] <= t:
-        c += 1
-    dcur[w] = c
-    return dom_times[c] if c < end else np.inf
-
-
-@njit(cache=True)
-def _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt, own,
-                   dsize, dom_ptr, dom_times, dcur):  # pragma: no cover
-    """Failure domains: group w's failure is processed at time t. Its own clock renews only if
-    it is what fired (own[w] ≤ t); domain events up to t are absorbed. Returns the next
-    failure time, min(own clock, next domain event of its domain)."""
-    if own[w] <= t:
-        own[w] = _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
-    nd = _next_domain_failure(w, t, dsize, dom_ptr, dom_times, dcur)
-    return own[w] if own[w] < nd else nd
-
-
-@njit(cache=True)
-def _next_failure(w, t, clk, rng):  # pragma: no cover
-    """Group w's failure is processed at time t: its next failure time (own clock, trace or
-    stream; with failure domains, the earlier of its own clock and its domain's next event)."""
-    dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr, dom_times, \
-        dcur = clk
-    if own.shape[0] > 0:
-        return _renew_domains(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt,
-                              own, dsize, dom_ptr, dom_times, dcur)
-    return _renew(w, t, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
-
-
-@njit(cache=True)
-def _kill(w, at, retry, code, ms, alive, nf, clk, rng, revive, rejoin_s, died_epoch, epoch,
-          mem_lost, next_revive):  # pragma: no cover
-    """A failure of live group w is noticed at time ``at``: it is dead until a restart (or its
-    rejoin), its clock renews, the method is told. Returns the in-memory tier's lost flag (group
-    w and a peer both dead in this epoch) and the next rejoin time of any group."""
-    N = alive.shape[0]
-    alive[w] = False
-    nf[w] = _next_failure(w, at, clk, rng)
-    hooks.notice(code, w, retry, ms)
-    if revive.shape[0] > 0:
-        revive[w] = at + rejoin_s
-        if revive[w] < next_revive:
-            next_revive = revive[w]
-    if died_epoch.shape[0] > 0:
-        mem_lost = mem_lost or died_epoch[(w + 1) % N] == epoch or \
-            died_epoch[(w + N - 1) % N] == epoch
-        died_epoch[w] = epoch
-    return mem_lost, next_revive
-
-
 @njit(cache=True)
 def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
-          fout, iout, per_restart, barrier_mode):  # pragma: no cover
+          fout, iout, per_restart, barrier_mode, cls, job_t, job_c, sseed,
+          ev):  # pragma: no cover
     N = ms[0].shape[0]
     ints = ms[6]
     gi = ms[2]
@@ -201,6 +164,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     dsize = pi[P_DOMAIN_SIZE]
     has_dom = dom_times.shape[0] > 0
     mem_ideal = pi[P_MEM_IDEAL] != 0
+    jmode = pi[P_JITTER]
+    ar_abort = pi[P_AR_ABORT] != 0
     compute_s = pf[Q_COMPUTE]
     sigma = pf[Q_SIGMA]
     jit_lo = pf[Q_JIT_LO]
@@ -211,9 +176,10 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     shape = pf[Q_SHAPE]
     scale = pf[Q_SCALE]
     max_wall = pf[Q_MAX_WALL]
-    rejoin_s = pf[Q_REJOIN_S]
     fetch_s = pf[Q_FETCH]
     steps_f = float(steps)
+    log_on = ev[0].shape[0] > 0
+    cls_det = cls[0]
     # sum-then-bridge sampling of a group's stack times is exact while clipping is negligible
     bridge = sigma > 0.0 and (1.0 - jit_lo) > 9.0 * sigma
     alive = np.ones(N, dtype=np.bool_)
@@ -234,19 +200,22 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     dcur = np.zeros(N if has_dom else 0, dtype=np.int64)
     clk = (dist, shape, scale, tr_ptr, tr_times, tr_cur, fseed, fcnt, own, dsize, dom_ptr,
            dom_times, dcur)
+    multi = cls_det.shape[0] > 1  # several failure classes: each pending failure has one
     revive = np.full(N if rejoin_on else 0, np.inf)
     next_revive = np.inf
     died_epoch = np.full(N if every1 > 0 else 0, -1, dtype=np.int64)
     epoch = 0
     mem_lost = False
+    acc = np.zeros(1, dtype=np.float64)  # the longest detection time pending
+    slow = np.ones(N if jmode == JIT_STRAGGLER else 0, dtype=np.float64)
+    if jmode == JIT_STRAGGLER:
+        _draw_slow(slow, pf[Q_STRAG_P], pf[Q_STRAG_S], sseed, 0)
+    n_job = job_t.shape[0]
+    jp = 0
     for w in range(N):
-        if has_dom:
-            own[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
-            dcur[w] = dom_ptr[w // dsize]
-            nd = _next_domain_failure(w, -1.0, dsize, dom_ptr, dom_times, dcur)
-            nf[w] = own[w] if own[w] < nd else nd
-        else:
-            nf[w] = _renew(w, -1.0, dist, shape, scale, rng, tr_ptr, tr_times, tr_cur, fseed, fcnt)
+        _init_clock(w, clk, rng, nf)
+        if multi:
+            _set_class(w, np.nan, clk, cls)
     if sampled:
         index_build(alive, nf, ix_w, ix_key, ix_meta)
         hooks.sampled(code, ms)
@@ -265,6 +234,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     n_rec = 0
     restart_time = 0.0
     stall_time = 0.0
+    detect_time = 0.0
     ckpt_time = 0.0
     sum_s = 0.0
     patch_stacks = 0.0
@@ -279,44 +249,44 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     ck_fail = 0
     mem_ok = 0
     fails = 0
+    job_fails = 0
     attempts = 0
     n_stacks = 0
     rejoins = 0
     done = False
 
     while not done and t <= max_wall:
+        step = committed + 1
         # ---------------- repaired groups rejoin (one reconfiguration, one stall) ----------
         if rejoin_on and next_revive <= t:
-            next_revive = np.inf
-            for w in range(N):
-                if alive[w]:
-                    continue
-                if revive[w] <= t:
-                    while nf[w] < revive[w]:  # failures while it was away are absorbed
-                        nf[w] = _next_failure(w, nf[w], clk, rng)
-                    alive[w] = True
-                    revive[w] = np.inf
-                    n_alive += 1
-                    rejoins += 1
-                elif revive[w] < next_revive:
-                    next_revive = revive[w]
+            back, next_revive = _rejoin_batch(t, alive, nf, revive, clk, cls, multi, rng,
+                                              ev, step)
+            n_alive += back
+            rejoins += back
             hooks.rejoin(code, alive, n_alive, ms)
             if sampled:
                 index_rejoin(alive, nf, ix_w, ix_key, ix_meta)
+            if log_on:
+                _log(ev, t, EV_STALL, step, attempts, -1, pf[Q_REJOIN_STALL], 1)
             t += pf[Q_REJOIN_STALL]
             stall_time += pf[Q_REJOIN_STALL]
         # ---------------- one step: first attempt, then retries ----------------
         retry = False
         wiped = False
+        job_hit = False
         while True:
             attempts += 1
+            if log_on:
+                _log(ev, t, EV_ATTEMPT, step, attempts, -1, float(n_alive), 1 if retry else 0)
             n_flag = 0
             n_new = 0
             if pending_flag:  # the leader died at the checkpoint write: flagged now
                 n_flag += 1
                 pending_flag = False
+            if jp < n_job and job_t[jp] <= t:  # a job event before the attempt: its first poll
+                job_hit = True
+                break
             tbar = t
-            min_nf = np.inf
             depth = ints[DEPTH]
             mult = flts[COMPUTE_MULT]
             delay = hooks.delay(code, retry, fetch_s, ms)
@@ -354,55 +324,47 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     patch_stacks += nst_done
                 for i_f in range(nfl):
                     w = fail_w[i_f]
-                    mem_lost, next_revive = _kill(w, fail_t[i_f], retry, code, ms, alive, nf, clk, rng,
-                        revive, rejoin_s, died_epoch, epoch, mem_lost, next_revive)
+                    mem_lost, next_revive = _kill(
+                        w, fail_t[i_f], retry, code, ms, alive, nf, clk, cls, multi, rng, revive, died_epoch,
+                        epoch, mem_lost, next_revive, acc, ev,
+                        AT_BARRIER if fail_t[i_f] >= tbar else AT_UNIT, step, attempts)
                     n_alive -= 1
                     n_flag += 1
                     n_new += 1
-            else:
-                for w in range(N):
-                    if not alive[w]:
-                        continue
-                    # the method says how much to compute: nst units of unit_s each (SPARe: its
-                    # first S stack entries, or its patch on a retry; Rep: one r·64 s compute)
-                    nst, unit_s = hooks.work(code, retry, gi[w], depth, mult, compute_s)
-                    # one group's compute (barrier._direct_units): sum-then-bridge while the
-                    # clip is negligible, else one jittered draw per unit; polled at each start
-                    tw, ks, failed = _direct_units(nf[w], t + delay, nst, unit_s, sigma, jit_lo,
-                                                   bridge, rng)
-                    n_stacks += ks
-                    if retry:
-                        patch_stacks += ks
-                    if failed:
-                        mem_lost, next_revive = _kill(w, tw, retry, code, ms, alive, nf, clk, rng, revive,
-                            rejoin_s, died_epoch, epoch, mem_lost, next_revive)
-                        n_alive -= 1
-                        n_flag += 1
-                        n_new += 1
-                    elif nf[w] < min_nf:
-                        min_nf = nf[w]
-                    if tw > tbar:
-                        tbar = tw
-                # barrier (slowest group), then every live group is polled at the all-reduce
-                for w in range(N):
-                    if min_nf > tbar:
-                        break  # no live clock has run out: nobody to notice
-                    if alive[w] and nf[w] <= tbar:
-                        mem_lost, next_revive = _kill(w, tbar, retry, code, ms, alive, nf, clk, rng, revive,
-                            rejoin_s, died_epoch, epoch, mem_lost, next_revive)
-                        n_alive -= 1
-                        n_flag += 1
-                        n_new += 1
+            else:  # the direct loop: every live group's every unit (phases._direct_phase)
+                tbar, nd, ks, mem_lost, next_revive, n_alive = _direct_phase(
+                    t, t + delay, code, retry, ms, depth, mult, compute_s, jmode, sigma, jit_lo,
+                    bridge, rng, slow, alive, nf, clk, cls, multi, revive, died_epoch, epoch,
+                    mem_lost, next_revive, acc, ev, step, attempts, n_alive)
+                n_stacks += ks
+                if retry:
+                    patch_stacks += ks
+                n_flag += nd
+                n_new += nd
             fails += n_new  # the checkpoint leader was counted when it was noticed
             fails_since += n_new
+            if jp < n_job and job_t[jp] <= tbar:  # a job event, noticed at the all-reduce
+                t = tbar + ta * fail_factor
+                job_hit = True
+                break
             t = tbar + (ta * fail_factor if n_flag > 0 else ta)
             if n_flag == 0:
                 break  # commit
+            if acc[0] > 0.0:  # every group waits for the failures to be detected
+                if log_on:
+                    _log(ev, t, EV_DETECT, step, attempts, -1, acc[0], 0)
+                t += acc[0]
+                detect_time += acc[0]
+                acc[0] = 0.0
             outcome = hooks.resolve(code, alive, n_alive, ms)
+            if log_on:
+                _log(ev, t, EV_RESOLVE, step, attempts, -1, float(ints[DEPTH]), outcome)
             if outcome == WIPEOUT:
                 wiped = True
                 break
             masked += n_flag
+            if log_on:
+                _log(ev, t, EV_STALL, step, attempts, -1, stall, 0)
             t += stall  # one stall per reconfiguration, whatever the method
             stall_time += stall
             if outcome == RETRY:
@@ -411,9 +373,28 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 continue
             if outcome == COMMIT_FIXED:
                 phase0 += 1
+            if ar_abort:  # the aborted all-reduce is redone in full by the survivors
+                t += ta
             break  # commit: that attempt's (shortened) all-reduce counts
+        if job_hit:
+            # every job event up to now is noticed at once; its detection time is waited out
+            det = acc[0]
+            while jp < n_job and job_t[jp] <= t:
+                if log_on:
+                    _log(ev, t, EV_JOB, step, attempts, -1, job_t[jp], job_c[jp])
+                if cls_det[job_c[jp]] > det:
+                    det = cls_det[job_c[jp]]
+                jp += 1
+                job_fails += 1
+            if det > 0.0:
+                if log_on:
+                    _log(ev, t, EV_DETECT, step, attempts, -1, det, 1)
+                t += det
+                detect_time += det
+            wiped = True
         if wiped:
             # ---------------- global restart + rollback ----------------
+            acc[0] = 0.0
             if n_rec < per_restart.shape[0]:
                 per_restart[n_rec] = fails_since
                 n_rec += 1
@@ -423,21 +404,10 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
             use_mem = every1 > 0 and last_mem > last_ckpt and (mem_ideal or not mem_lost)
             window = pf[Q_MEM_RESTART] if use_mem else restart_len
             t0 = t
-            tend = t0
-            for w in range(N):
-                if alive[w]:
-                    if nf[w] <= t0:  # failed unnoticed: noticed at the restart's start
-                        nf[w] = _next_failure(w, t0, clk, rng)
-                else:
-                    while nf[w] < t0:  # roll a dead group's overdue clock forward, no cost
-                        nf[w] = _next_failure(w, nf[w], clk, rng)
-                s = t0
-                while nf[w] < s + window:  # failure inside the window: window restarts
-                    s = nf[w]
-                    nf[w] = _next_failure(w, s, clk, rng)
-                if s + window > tend:
-                    tend = s + window
-                alive[w] = True
+            if log_on:
+                _log(ev, t0, EV_RESTART_BEGIN, step, attempts, -1, window, 1 if job_hit else 0)
+            tend, jp = _restart_windows(t0, window, alive, nf, clk, cls, multi, rng, job_t,
+                                       jp, ev, step)
             restart_time += tend - t0
             t = tend
             n_alive = N
@@ -446,6 +416,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     revive[w] = np.inf
                 next_revive = np.inf
             hooks.reset(code, ms)
+            if jmode == JIT_STRAGGLER:
+                _draw_slow(slow, pf[Q_STRAG_P], pf[Q_STRAG_S], sseed, restarts)
             if sampled:
                 index_build(alive, nf, ix_w, ix_key, ix_meta)
             if use_mem:
@@ -459,6 +431,9 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 samples = last_samples
                 last_mem = last_ckpt
                 last_mem_samples = last_samples
+            if log_on:
+                _log(ev, t, EV_RESTART_END, step, attempts, -1, float(committed),
+                     1 if use_mem else 0)
             epoch += 1
             mem_lost = False
             continue
@@ -471,12 +446,20 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
         samples_all += weight
         if samples >= steps_f:
             done = True
+        if log_on:
+            _log(ev, t, EV_COMMIT, committed, attempts, -1, float(ints[DEPTH]), 0)
         # checkpoints: the disk tier (every0) and the in-memory tier (every1), same rule:
         # the leader (lowest live group) is polled; a failed leader loses the checkpoint
         for tier in range(2):
             every = every0 if tier == 0 else every1
             if every > 0 and (committed % every == 0 or done):
                 cost = pf[Q_TS] if tier == 0 else pf[Q_MEM_TS]
+                if not done and jp < n_job and job_t[jp] <= t:
+                    # a job event before the write: the job is dead, nothing is written; the
+                    # next attempt notices it at its first poll
+                    if log_on:
+                        _log(ev, t, EV_CHECKPOINT, committed, attempts, -1, float(tier), 1)
+                    break
                 while True:
                     leader = -1
                     for w in range(N):
@@ -486,17 +469,23 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     if leader < 0:
                         break
                     if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
-                        mem_lost, next_revive = _kill(leader, t, False, code, ms, alive, nf, clk, rng,
-                            revive, rejoin_s, died_epoch, epoch, mem_lost, next_revive)
+                        mem_lost, next_revive = _kill(
+                            leader, t, False, code, ms, alive, nf, clk, cls, multi, rng, revive, died_epoch,
+                            epoch, mem_lost, next_revive, acc, ev, AT_LEADER, committed + 1,
+                            attempts)
                         n_alive -= 1
                         fails += 1
                         fails_since += 1
                         ck_fail += 1
+                        if log_on:
+                            _log(ev, t, EV_CHECKPOINT, committed, attempts, leader, float(tier), 1)
                         if not done:
                             pending_flag = True
                             break
                         # after the last step the next live group writes the checkpoint
                     else:
+                        if log_on:
+                            _log(ev, t, EV_CHECKPOINT, committed, attempts, leader, float(tier), 0)
                         t += cost
                         ckpt_time += cost
                         if tier == 0:
@@ -520,6 +509,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     fout[_F_CKPT_TIME] = ckpt_time
     fout[_F_SAMPLES] = samples
     fout[_F_SAMPLES_ALL] = samples_all
+    fout[_F_DETECT] = detect_time
     iout[_I_COMMITS] = commits
     iout[_I_RESTARTS] = restarts
     iout[_I_MASKED] = masked
@@ -536,4 +526,5 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     iout[_I_REJOINS] = rejoins
     iout[_I_MEM_RESTARTS] = mem_restarts
     iout[_I_MEM_CKPT_OK] = mem_ok
+    iout[_I_JOB] = job_fails
     return n_rec

@@ -401,8 +401,8 @@ def _predict_point(spec: ClusterSpec, method: str, r: int, layout: str,
     from spare_lib.theory.predict import NoTrainingCycle, optimise_checkpoint
 
     try:
-        C, p = optimise_checkpoint(method, spec.N, r, spec.cluster_config(steps=steps),
-                                   layout=layout)
+        cfg, job = _model_config(spec, steps)
+        C, p = optimise_checkpoint(method, spec.N, r, cfg, layout=layout, **job)
     except NoTrainingCycle:  # never trains: every cycle is wiped out at its first poll
         return ClosedFormPoint(method=method, label=METHOD_SPECS[method].label, r=r, mu=1.0,
                                restart_interval_s=0.0, overhead=1.0 if METHOD_SPECS[method].layout
@@ -422,7 +422,18 @@ def _predict_at(spec: ClusterSpec, method: str, r: int, layout: str, steps: int,
                 C: int) -> Any:
     from spare_lib.theory.predict import predict
 
-    return predict(method, spec.N, r, C, spec.cluster_config(steps=steps), layout=layout)
+    cfg, job = _model_config(spec, steps)
+    return predict(method, spec.N, r, C, cfg, layout=layout, **job)
+
+
+def _model_config(spec: ClusterSpec, steps: int) -> tuple[Any, dict[str, float]]:
+    """The predictive model's config of ``spec`` and its job-wide failures
+    (:func:`~spare_lib.cluster.planning.world_model.model_world`; the paper's world: the
+    cluster's own config and no job-wide failures)."""
+    from spare_lib.cluster.planning.world_model import model_world
+
+    w = model_world(spec)
+    return spec.cluster_config(steps=steps, **w.overrides), w.job_kwargs
 
 
 def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,

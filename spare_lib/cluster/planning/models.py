@@ -192,10 +192,39 @@ def fast_model(spec: ClusterSpec, methods: tuple[str, ...], model: str, steps: i
         if p.model == "predict" and m.predict:
             modelled.append(name)
     closed = [n for n in methods if not method(n).paper and n not in modelled]
-    notes = (CLOSED_NOTE,) if closed else ()
+    notes = ((CLOSED_NOTE,) if closed else ()) + world_notes(spec, p.model, modelled,
+                                                             tuple(methods))
     return FastModel(plan=p, methods=tuple(methods), curves=curves, notes=notes,
                      modelled=tuple(modelled))
 
 
-__all__ = ["CLOSED_NOTE", "REPAIR_FLAT", "FastModel", "elastic_point", "fast_model",
+def world_notes(spec: ClusterSpec, model: str, modelled: list[str] | tuple[str, ...],
+                methods: tuple[str, ...]) -> tuple[str, ...]:
+    """What the fast model leaves out of a failure world that is not the paper's, one line
+    (:mod:`~spare_lib.cluster.planning.world_model`); () in the paper's world."""
+    from spare_lib.cluster.planning.spec import WORLD_KNOBS
+    from spare_lib.cluster.planning.world_model import model_world
+    from spare_lib.registry.knobs import KNOBS
+
+    given = [k for k in WORLD_KNOBS if spec.knob(k) != KNOBS[k].default]
+    if not given:
+        return ()
+    out = []
+    closed = [method(n).label for n in methods if n not in modelled]
+    if closed:
+        out.append(f"the closed forms of {', '.join(closed)} ignore the failure world "
+                   f"({', '.join(given)}); the simulation (--simulate) carries it")
+    if modelled:
+        w = model_world(spec)
+        if w.job_share > 0:
+            out.append(f"the predictive model takes the mix's job-wide failures ("
+                       f"{100 * w.job_share:.3g} %) as global restarts every "
+                       f"{w.job_mtbf_s / 60:.3g} min on average, detected after "
+                       f"{w.detect_s:.3g} s")
+        if w.note():
+            out.append(w.note())
+    return tuple(out)
+
+
+__all__ = ["CLOSED_NOTE", "world_notes", "REPAIR_FLAT", "FastModel", "elastic_point", "fast_model",
            "repair_curve"]

@@ -77,6 +77,10 @@ class PlanResult:
         Adequacy and other caveats; defaults that shape the answer.
     crn : bool
         Failure streams common across candidates.
+    ceiling : dict or None
+        The availability ceiling of the job-wide failures of the plan's failure mix and whether
+        it binds (:func:`~spare_lib.cluster.planning.world_model.job_ceiling`); None without
+        job-wide failures.
     """
 
     request: PlanRequest
@@ -93,6 +97,7 @@ class PlanResult:
     warnings: tuple[str, ...] = ()
     assumptions: tuple[str, ...] = ()
     crn: bool = False
+    ceiling: dict[str, Any] | None = None
 
     @property
     def simulated(self) -> bool:
@@ -219,7 +224,7 @@ def run_plan(req: PlanRequest) -> PlanResult:
                 steps_note=note, model_verdict=model_v, assumptions=req.assumptions(),
                 warnings=skipped_notes(mreq, fast) + fast.plan.notes + fast.notes)
     if req.trials is None:
-        return PlanResult(verdict=model_v, **base)
+        return _with_ceiling(PlanResult(verdict=model_v, **base))
     if src is not None:
         src = _trace_horizon(req, fast, cands, src, steps)
         if req.trace.checkpoint_rule == "paper":
@@ -265,9 +270,39 @@ def run_plan(req: PlanRequest) -> PlanResult:
     crn = req.common_failures and src is None
     warn = base.pop("warnings") + _adequacy(pts, req.min_restarts, steps) + seq_note
     base.update(fast=fast, model_verdict=model_sim)
-    return PlanResult(**base, points=tuple(pts), choices=choices, verdict=sim_v,
-                      disagreements=_disagreements(model_sim, sim_v, sim, fast.source),
-                      crn=crn, warnings=warn)
+    return _with_ceiling(PlanResult(**base, points=tuple(pts), choices=choices, verdict=sim_v,
+                                    disagreements=_disagreements(model_sim, sim_v, sim,
+                                                                 fast.source),
+                                    crn=crn, warnings=warn))
+
+
+def _with_ceiling(res: PlanResult) -> PlanResult:
+    """The plan with the ceiling of its job-wide failures (if any) in :attr:`PlanResult.ceiling`
+    and, when it binds, named at the end of the verdict's statement
+    (:func:`~spare_lib.cluster.planning.world_model.job_ceiling`)."""
+    import dataclasses
+
+    from spare_lib.cluster.planning.world_model import job_ceiling
+
+    v = res.verdict
+    if v is None or not v.trains:
+        best_a = 0.0
+    elif res.simulated:
+        ch = v.best
+        p = next((q for q in res.points if (q.method, q.r, q.checkpoint_steps)
+                  == (ch.method, ch.r, ch.checkpoint_steps)), None)
+        best_a = p.availability_mean if p is not None else 0.0
+    else:
+        best_a = res.fast.best(v.best.method).availability
+    label = v.best.label if v is not None else ""
+    c = job_ceiling(res.model_spec, best_a, label)
+    if c is None:
+        return res
+    out = dataclasses.replace(res, ceiling=c)
+    if c["binds"]:
+        out = dataclasses.replace(out, verdict=dataclasses.replace(
+            v, statement=f"{v.statement} {c['statement']}"))
+    return out
 
 
 def _leading_resolved(sim: list[Contender]) -> bool | None:

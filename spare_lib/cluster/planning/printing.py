@@ -149,15 +149,16 @@ def verdict_lines(res: Any) -> list[str]:
     """The verdict block that ends a plan: the simulated one if any, else the model's; both when
     they disagree."""
     mv, sv = res.model_verdict, res.verdict
+    cap = [] if res.ceiling is None or res.ceiling["binds"] else [res.ceiling["statement"]]
     if not res.simulated:
-        return ["", *mv.lines(), f"({mv.source} only: --simulate N_TRIALS checks it with the "
-                                 "simulator)"]
+        return ["", *sv.lines(), *cap, f"({mv.source} only: --simulate N_TRIALS checks it with "
+                                       "the simulator)"]
     out = [""]
     if res.disagreements:
         out.append(f"The {mv.source} and the simulation disagree: " + "; ".join(res.disagreements)
                    + ". Both verdicts:")
         out += mv.lines() + [""]
-    return out + sv.lines()
+    return out + sv.lines() + cap
 
 
 def plan_lines(res: Any) -> list[str]:
@@ -232,6 +233,7 @@ def plan_json(res: Any) -> dict[str, Any]:
         "disagreements": list(res.disagreements), "warnings": list(res.warnings),
         "assumptions": list(res.assumptions),
         "best": v["best"], "loss_vs_best": v["loss_vs_best"],
+        "ceiling": res.ceiling,
     }
     return _num(d)
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from spare_lib._util.validate import check_positive
 from spare_lib.cluster.planning.spec import ClusterSpec
+from spare_lib.failures.mix import failure_mix
 from spare_lib.registry.knobs import KNOBS
 from spare_lib.registry.methods import PAPER_METHODS, check_methods, method
 
@@ -200,17 +201,50 @@ class PlanRequest:
             out.append(f"elastic-rebalance splits each shard in b = {s.knob('microbatches')} "
                        f"micro-batches and fetches data for {s.knob('fetch_s'):g} s after each "
                        "change of assignment")
-        if any(method(m).restarts_when == "all-dead" for m in self.methods):
+        mix = failure_mix(s.knob("failure_mix"))
+        if any(method(m).restarts_when == "all-dead" for m in self.methods) and \
+                mix.share("job") == 0:
             out.append("the elastic methods restart only when every group is dead at once, so "
                        "they checkpoint once, at the end")
         if self.trace is None:
-            law = (f"Weibull k = {s.weibull_shape:g}" if s.failure_dist == "weibull"
-                   else "exponential")
-            out.append(f"failures: independent per group, {law}, system MTBF m = "
-                       f"{s.system_mtbf_s / 60:.3g} min, no detection delay, no job-wide failures")
+            out.append(self._failures_line(mix))
         else:
             out += list(self.trace.assumptions())
+        out += self._world_lines()
         return tuple(out)
+
+    def _failures_line(self, mix: Any) -> str:
+        s = self.spec
+        law = f"Weibull k = {s.weibull_shape:g}" if s.failure_dist == "weibull" else "exponential"
+        det = s.knob("detect_s")
+        detect = "no detection delay" if det == 0 else f"detection {det:g} s"
+        if mix.is_paper:
+            return (f"failures: independent per group, {law}, system MTBF m = "
+                    f"{s.system_mtbf_s / 60:.3g} min, {detect}, no job-wide failures")
+        shares = ", ".join(f"{100 * mix.share(r):.3g} % {r}" for r in ("group", "domain", "job")
+                           if mix.share(r) > 0)
+        return (f"failures: the '{mix.name}' mix ({shares} of the failure events; each class "
+                f"with its detection and rejoin time, docs/failure_mix.md), {law}, system MTBF "
+                f"m = {s.system_mtbf_s / 60:.3g} min in all; a job-wide failure restarts every "
+                "method from its checkpoint" + (
+                    "; domain events kill one group each (domain_size = 1: set --domain-size)"
+                    if mix.share("domain") > 0 and s.domain_size == 1 else ""))
+
+    def _world_lines(self) -> list[str]:
+        s = self.spec
+        out = []
+        jm = s.knob("jitter_model")
+        if jm != "paper":
+            extra = (f" (a share {s.knob('straggler_share'):g} of the groups slower by "
+                     f"{s.knob('straggler_slowdown'):g})" if jm == "straggler" else "")
+            out.append(f"jitter model: {jm}{extra}, for every method")
+        if s.knob("allreduce_rule") != "paper":
+            out.append("all-reduce rule: abort (a commit after a noticed failure pays the aborted "
+                       "fraction and a full all-reduce), for every method")
+        if s.knob("min_live") > 0 and "elastic-drop" in self.methods:
+            out.append(f"elastic-drop restarts from its checkpoint below a quorum of "
+                       f"min_live = {s.knob('min_live'):g} of the N groups")
+        return out
 
 
 __all__ = ["TRACE_CHECKPOINT", "TRACE_LAWS", "TRACE_METHODS", "TRACE_PLACEMENTS", "PlanRequest",

@@ -25,7 +25,13 @@ from spare_lib.registry.knobs import KNOBS
 
 #: ClusterConfig knobs a :class:`ClusterSpec` may carry besides its hardware-derived times.
 RUN_KNOBS = ("stall_s", "rejoin_s", "rejoin_stall_s", "microbatches", "fetch_s", "jitter_sigma",
-             "allreduce_fail_factor")
+             "allreduce_fail_factor", "failure_mix", "detect_s", "jitter_model", "straggler_share",
+             "straggler_slowdown", "allreduce_rule", "min_live")
+#: The run knobs of the failure world (issue 24): the mix, detection, jitter model, all-reduce
+#: rule and quorum. The simulation applies every one; the fast models see only part of them
+#: (:func:`spare_lib.cluster.planning.world_model.model_world`).
+WORLD_KNOBS = ("failure_mix", "detect_s", "jitter_model", "straggler_share", "straggler_slowdown",
+               "allreduce_rule", "min_live")
 
 
 #: Largest N the planner takes: its fast models cost O(N) per r (about a minute and 1.4 GB at
@@ -82,8 +88,10 @@ class ClusterSpec:
         ``theory.mu_correlated``; the simulation draws the domain events.
     run : tuple of (str, value)
         Other :class:`~spare_lib.cluster.ClusterConfig` knobs of the run (what the strategies pay
-        and do: ``stall_s``, ``rejoin_s``, ``rejoin_stall_s``, ``microbatches``, ``fetch_s``),
-        sorted by name; empty: the registry's defaults.
+        and do: ``stall_s``, ``rejoin_s``, ``rejoin_stall_s``, ``microbatches``, ``fetch_s``; and
+        the failure world of :data:`WORLD_KNOBS`: ``failure_mix``, ``detect_s``,
+        ``jitter_model``, ``allreduce_rule``, ``min_live``...), sorted by name; empty: the
+        registry's defaults (the paper's world).
     """
 
     gpus: int
@@ -108,6 +116,15 @@ class ClusterSpec:
             if v != KNOBS[k].default:  # a default is no change: the same cluster, the same seeds
                 run[k] = v
         object.__setattr__(self, "run", tuple(sorted(run.items())))
+        if "failure_mix" in run:
+            from spare_lib.failures.mix import failure_mix
+
+            mix = failure_mix(run["failure_mix"])  # a preset or a readable YAML file
+            if not mix.is_paper and self.domain_fault_share > 0:
+                raise ValueError(f"domain_fault_share must be 0 with failure_mix="
+                                 f"{run['failure_mix']!r} (the mix sets the share of domain "
+                                 f"events, {mix.share('domain'):g}), got "
+                                 f"{self.domain_fault_share:g}")
         gpus = check_int("gpus", self.gpus, lo=2)
         m = _check_group_size(gpus, self.gpus_per_group)
         check_positive("system_mtbf_s", self.system_mtbf_s)
@@ -285,4 +302,4 @@ def cluster_spec(gpus: int = KNOBS["gpus"].default,
                        run=tuple((k, v) for k, v in run.items() if v is not None))
 
 
-__all__ = ["MAX_PLAN_N", "RUN_KNOBS", "ClusterSpec", "cluster_spec"]
+__all__ = ["MAX_PLAN_N", "RUN_KNOBS", "WORLD_KNOBS", "ClusterSpec", "cluster_spec"]

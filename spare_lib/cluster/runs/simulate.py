@@ -14,10 +14,9 @@ True
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -26,9 +25,9 @@ from spare_lib._util.memory import check_memory
 from spare_lib._util.rng import SeedLike, as_seed_sequence
 from spare_lib._util.validate import check_int, check_positive
 from spare_lib.cluster.config import ClusterConfig
-from spare_lib.cluster.engine.clocks import _trace_arrays, domain_events
 from spare_lib.cluster.engine.core import (
     _F_CKPT_TIME,
+    _F_DETECT,
     _F_PATCH,
     _F_RESTART,
     _F_SAMPLES,
@@ -43,6 +42,7 @@ from spare_lib.cluster.engine.core import (
     _I_COMMITTED,
     _I_DONE,
     _I_FAILS,
+    _I_JOB,
     _I_MASKED,
     _I_MEM_CKPT_OK,
     _I_MEM_RESTARTS,
@@ -54,42 +54,14 @@ from spare_lib.cluster.engine.core import (
     _I_STACKS,
     _N_F,
     _N_I,
-    _N_PF,
-    _N_PI,
     DIRECT,
-    DIST_EXPONENTIAL,
-    DIST_EXPONENTIAL_STREAM,
-    DIST_TRACE,
-    DIST_WEIBULL,
-    DIST_WEIBULL_STREAM,
     MAX_RESTART_RECORDS,
-    P_CKPT_EVERY,
-    P_DIST,
-    P_DOMAIN_SIZE,
-    P_MEM_EVERY,
-    P_MEM_IDEAL,
-    P_REJOIN,
-    P_STEPS,
-    Q_COMPUTE,
-    Q_FAIL_FACTOR,
-    Q_FETCH,
-    Q_JIT_LO,
-    Q_MAX_WALL,
-    Q_MEM_RESTART,
-    Q_MEM_TS,
-    Q_REJOIN_S,
-    Q_REJOIN_STALL,
-    Q_RESTART,
-    Q_SCALE,
-    Q_SHAPE,
-    Q_SIGMA,
-    Q_STALL,
-    Q_TA,
-    Q_TS,
     SAMPLED,
     _core,
 )
+from spare_lib.cluster.engine.eventlog import event_buffers, events_frame
 from spare_lib.cluster.engine.methods import BINDINGS
+from spare_lib.cluster.runs.world import build_world, core_params
 from spare_lib.registry.methods import METHODS as METHOD_REGISTRY
 from spare_lib.registry.methods import method as method_spec
 from spare_lib.stacking.domains import domain_aware_layout
@@ -108,8 +80,8 @@ METHOD_LABEL = {(name, ck): (m.label if ck else m.label_no_ckpt)
 BARRIERS = ("auto", "direct", "sampled")
 AUTO_SAMPLED_N = 2000
 
-_DIST_CODE = {"weibull": DIST_WEIBULL, "exponential": DIST_EXPONENTIAL}
-_DIST_STREAM = {"weibull": DIST_WEIBULL_STREAM, "exponential": DIST_EXPONENTIAL_STREAM}
+#: Jitter models the sampled barrier draws exactly (the others run the direct loop).
+SAMPLED_JITTER = ("paper", "unit")
 
 
 
@@ -131,7 +103,7 @@ class SimResult:
     total_s : float
         Wall time until the last step is committed and its checkpoint written.
     up_s, down_s : float
-        Uptime and downtime (restart + stall time); ``up_s + down_s == total_s``.
+        Uptime and downtime (restart + stall + detection time); ``up_s + down_s == total_s``.
     restart_s, stall_s, checkpoint_s : float
         Time spent in global restarts, in reconfiguration stalls (``ClusterConfig.stall_s``)
         and writing checkpoints (both tiers).
@@ -184,6 +156,15 @@ class SimResult:
         For each global restart (the first ``MAX_RESTART_RECORDS``), the failures noticed
         during training since the previous one (its mean estimates μ(N, r) for SPARe with
         exponential clocks).
+    detect_s : float
+        Time every group spent waiting for failures to be detected (``detect_s`` and the
+        failure mix's detection times); downtime.
+    job_failures : int
+        Job-wide failure events noticed during training (the failure mix's ``job`` classes,
+        or trace rows of group −1); each is a global restart.
+    events : pandas.DataFrame or None
+        The event log with ``simulate(..., events=True)`` (columns and kinds:
+        :mod:`spare_lib.cluster.engine.eventlog`); None otherwise. Not compared by ``==``.
     """
 
     method: str
@@ -220,6 +201,9 @@ class SimResult:
     rejoins: int = 0
     memory_restarts: int = 0
     memory_checkpoints_written: int = 0
+    detect_s: float = 0.0
+    job_failures: int = 0
+    events: Any = field(default=None, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -240,7 +224,7 @@ class SimResult:
     def as_dict(self) -> dict[str, Any]:
         """Scalar fields plus label, phase0_share and restart_share (for tables)."""
         d = {f.name: getattr(self, f.name) for f in fields(self)
-             if f.name != "failures_between_restarts"}
+             if f.name not in ("failures_between_restarts", "events")}
         d["label"] = self.label
         d["phase0_share"] = self.phase0_share
         d["restart_share"] = self.restart_share
@@ -270,14 +254,16 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
              layout: str | Layout | Sequence[int] = "ruler", *, exact_patch: bool = False,
              max_wall_s: float | None = None, failure_seed: int | None = None,
              mem_ckpt_steps: int | None = None, rep_placement: str = "consecutive",
-             barrier: str = "auto") -> SimResult:
+             barrier: str = "auto", events: bool = False) -> SimResult:
     """Simulate one training run of SPARe, Rep or CKPT-only on a failing cluster (SPEC §3–5).
 
     Parameters
     ----------
     method : str
-        'spare' (stacking + RECTLR), 'rep' (ceil(N/r) replica sets of r consecutive groups) or
-        'ckpt' (CKPT-only: any failure restarts; needs r = 1).
+        A method of :data:`spare_lib.registry.methods.METHODS`: 'spare' (stacking + RECTLR),
+        'rep' (ceil(N/r) replica sets of r consecutive groups), 'ckpt' (CKPT-only: any failure
+        restarts; needs r = 1), 'spare+repair', 'elastic-drop', 'elastic-rebalance'
+        (``docs/strategies.md``).
     N : int
         Data-parallel groups, N ≥ 1.
     r : int
@@ -291,10 +277,13 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     seed : int, SeedSequence, Generator or None
         All randomness (failure clocks, jitter) is drawn from one ``np.random.Generator``
         seeded from ``as_seed_sequence(seed)``: the same seed gives an identical result.
-    failure_trace : array of shape (n, 2) or None
-        Rows (time_s, group) replace the random clocks: group w's next failure after a renewal
-        at time t is its first trace time > t (failures while a group is down are absorbed).
-        Lets a user replay a real failure log.
+    failure_trace : array of shape (n, 2) or (n, 3), or None
+        Rows (time_s, group) replace the random clocks (and the failure mix's domain and job
+        events): group w's next failure after a renewal at time t is its first trace time > t
+        (failures while a group is down are absorbed). A row of group −1 is a job event (every
+        group fails: a global restart). A third column gives the failure class (index in
+        ``config.mix().classes``; −1: drawn by the classes' shares). Lets a user replay a real
+        failure log.
     layout : 'ruler', 'consecutive', 'domain-aware', a Layout or offsets
         SPARe's stacking layout (SPEC §2; 'domain-aware': r holders of every type in r distinct
         domains of ``config.domain_size`` groups); ignored by the other methods.
@@ -317,7 +306,11 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         only groups whose clocks fire inside the step are drawn one by one
         (:mod:`spare_lib.cluster.engine.barrier`; exact in distribution, other numbers for the same
         seed; cost grows with failures rather than N × steps). 'auto': 'sampled' for N ≥ 2,000,
-        'direct' below, so every result at the paper's sizes stays as published.
+        'direct' below, so every result at the paper's sizes stays as published. The jitter
+        models 'step' and 'straggler' run the direct loop ('sampled' is refused).
+    events : bool
+        Record the event log (``SimResult.events``, :mod:`spare_lib.cluster.engine.eventlog`);
+        off by default and free when off.
     rep_placement : {'consecutive', 'strided'}
         Rep's replica sets: r consecutive groups (SPEC §5) or groups ⌈N/r⌉ apart (across
         failure domains).
@@ -370,76 +363,56 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         if isinstance(layout, str) and layout == "domain-aware":
             layout = domain_aware_layout(N, r, config.domain_size)
         stacks = _resolve_layout(layout, N, r).stacks
-    state = bind.state(N, r, config, stacks, exact_patch, rep_placement)
+    if barrier not in BARRIERS:
+        raise ValueError(f"barrier must be one of {BARRIERS}, got {barrier!r}")
+    if barrier == "sampled" and config.jitter_model not in SAMPLED_JITTER:
+        raise ValueError(f"barrier must be 'direct' or 'auto' with jitter_model="
+                         f"{config.jitter_model!r} (the sampled barrier draws "
+                         f"{' and '.join(SAMPLED_JITTER)} only), got 'sampled'")
+    sampled = barrier == "sampled" or (barrier == "auto" and N >= AUTO_SAMPLED_N
+                                       and config.jitter_model in SAMPLED_JITTER)
 
     ss = as_seed_sequence(seed)
-    rng = np.random.default_rng(ss)
-    q = config.domain_fault_share
-    fseed = 0
+    fseed = None
     if failure_trace is not None:
         if failure_seed is not None:
             raise ValueError("failure_seed and failure_trace exclude each other: a replayed trace "
                              "already gives every candidate the same failures")
-        if q > 0:
+        if config.domain_fault_share > 0:
             raise ValueError("domain_fault_share must be 0 with failure_trace: a trace carries its "
                              "own simultaneous failures")
-        tr_ptr, tr_times = _trace_arrays(failure_trace, N)
-        dist = DIST_TRACE
+    elif failure_seed is not None:
+        fseed = check_int("failure_seed", failure_seed, lo=0, hi=2**64 - 1)
+    world = build_world(config, N, ss, fseed, failure_trace, max_wall_s)
+    pi, pf = core_params(config, bind, spec, ckpt_steps, mem_ckpt_steps, max_wall_s, N, world,
+                     failure_trace is not None, fseed is not None)
+    if world.trace is not None:
+        tr_ptr, tr_times = world.trace[0], world.trace[1]
     else:
         tr_ptr, tr_times = np.zeros(N + 1, dtype=np.int64), np.zeros(0, dtype=np.float64)
-        dist = _DIST_CODE[config.failure_dist]
-        if failure_seed is not None:
-            fseed = check_int("failure_seed", failure_seed, lo=0, hi=2**64 - 1)
-            dist = _DIST_STREAM[config.failure_dist]
-    group_mean = config.group_mean_s(N) / (1.0 - q) if q < 1.0 else np.inf
-    if config.failure_dist == "weibull":
-        scale = group_mean / math.gamma(1.0 + 1.0 / config.weibull_shape)
-    else:
-        scale = group_mean
-    if q > 0:
-        dom_rng = np.random.default_rng(ss.spawn(1)[0] if failure_seed is None
-                                        else np.random.SeedSequence([fseed, 0xD0]))
-        dom_ptr, dom_times = domain_events(N, config, max_wall_s, dom_rng)
-    else:
-        dom_ptr, dom_times = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.float64)
 
-    pi = np.zeros(_N_PI, dtype=np.int64)
-    pi[P_STEPS] = config.steps
-    pi[P_CKPT_EVERY] = 0 if ckpt_steps is None else ckpt_steps
-    pi[P_MEM_EVERY] = 0 if mem_ckpt_steps is None else mem_ckpt_steps
-    pi[P_DIST] = dist
-    pi[P_REJOIN] = int(spec.rejoins and math.isfinite(config.rejoin_s))
-    pi[P_DOMAIN_SIZE] = config.domain_size
-    pi[P_MEM_IDEAL] = int(config.mem_ideal)
-    pf = np.zeros(_N_PF, dtype=np.float64)
-    pf[Q_COMPUTE] = config.compute_per_stack_s
-    pf[Q_SIGMA] = bind.unit_sigma(config)  # jitter of one unit of the method's work
-    pf[Q_JIT_LO] = config.jitter_min
-    pf[Q_TA] = config.allreduce_s
-    pf[Q_FAIL_FACTOR] = config.allreduce_fail_factor
-    pf[Q_RESTART] = config.restart_s
-    pf[Q_STALL] = config.stall_s
-    pf[Q_TS] = config.checkpoint_s
-    pf[Q_SHAPE] = config.weibull_shape
-    pf[Q_SCALE] = scale
-    pf[Q_MAX_WALL] = max_wall_s
-    pf[Q_REJOIN_S] = config.rejoin_s if math.isfinite(config.rejoin_s) else 0.0
-    pf[Q_MEM_TS] = config.mem_checkpoint_s
-    pf[Q_MEM_RESTART] = config.mem_restart_s
-    pf[Q_FETCH] = config.fetch_s
-    pf[Q_REJOIN_STALL] = config.stall_s if config.rejoin_stall_s is None else config.rejoin_stall_s
+    def run(capacity: int) -> tuple:
+        state = bind.state(N, r, config, stacks, exact_patch, rep_placement)
+        rng = np.random.default_rng(ss)
+        fout = np.zeros(_N_F, dtype=np.float64)
+        iout = np.zeros(_N_I, dtype=np.int64)
+        per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
+        ev = event_buffers(capacity)
+        n_rec = _core(bind.code, state, pi, pf, tr_ptr, tr_times, world.dom_ptr, world.dom_times,
+                      np.uint64(fseed or 0), rng, fout, iout, per_restart,
+                      SAMPLED if sampled else DIRECT, world.classes_tuple(N), world.job_times,
+                      world.job_classes, world.straggler_seed, ev)
+        return n_rec, fout, iout, per_restart, ev
 
-    fout = np.zeros(_N_F, dtype=np.float64)
-    iout = np.zeros(_N_I, dtype=np.int64)
-    per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
-    if barrier not in BARRIERS:
-        raise ValueError(f"barrier must be one of {BARRIERS}, got {barrier!r}")
-    sampled = barrier == "sampled" or (barrier == "auto" and N >= AUTO_SAMPLED_N)
-    n_rec = _core(bind.code, state, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times,
-                  np.uint64(fseed), rng, fout, iout, per_restart, SAMPLED if sampled else DIRECT)
+    n_rec, fout, iout, per_restart, ev = run(16 * config.steps + 4 * N + 1024 if events else 0)
+    if events and ev[2][0] > ev[0].shape[0]:  # the log ran over: run again with room for all
+        n_rec, fout, iout, per_restart, ev = run(int(ev[2][0]) + 64)
+    log = events_frame(ev, world.class_names) if events else None
 
     total = float(fout[_F_TOTAL])
     down = float(fout[_F_RESTART] + fout[_F_STALL])
+    if fout[_F_DETECT] > 0:
+        down += float(fout[_F_DETECT])
     commits = int(iout[_I_COMMITS])
     completed = bool(iout[_I_DONE])
     if not completed:
@@ -472,6 +445,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         dropped_sample_fraction=1.0 - samples_all / commits if commits else 0.0,
         rejoins=int(iout[_I_REJOINS]), memory_restarts=int(iout[_I_MEM_RESTARTS]),
         memory_checkpoints_written=int(iout[_I_MEM_CKPT_OK]),
+        detect_s=float(fout[_F_DETECT]), job_failures=int(iout[_I_JOB]), events=log,
     )
 
 

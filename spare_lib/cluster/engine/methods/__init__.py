@@ -62,12 +62,18 @@ def _spare(N: int, r: int, config: Any, stacks: np.ndarray | None, exact_patch: 
 
 def _rep(N: int, r: int, config: Any, stacks: np.ndarray | None, exact_patch: bool,
          rep_placement: str) -> tuple:
-    return make_rep_state(N, r, rep_placement)
+    # 'paper': one draw for the r shards (SPEC §5); every other jitter model: r units of 64 s
+    return make_rep_state(N, r, rep_placement, units=config.jitter_model != "paper")
+
+
+def quorum(N: int, min_live: float) -> int:
+    """Fewest live groups elastic-drop trains with: ⌈min_live·N⌉ (fewer restarts the job)."""
+    return int(math.ceil(round(min_live * N, 9)))
 
 
 def _drop(N: int, r: int, config: Any, stacks: np.ndarray | None, exact_patch: bool,
           rep_placement: str) -> tuple:
-    return make_drop_state(N)
+    return make_drop_state(N, quorum(N, config.min_live))
 
 
 def _rebalance(N: int, r: int, config: Any, stacks: np.ndarray | None, exact_patch: bool,
@@ -82,7 +88,10 @@ def _shard_sigma(config: Any) -> float:
 def _microbatch_sigma(config: Any) -> float:
     # jitter is drawn per unit of work; elastic-rebalance's units are 1/b of a shard, so their
     # relative spread is σ·√b: the sum of b units then has a shard's spread σ (the split of the
-    # work into micro-batches does not by itself make the slowest group faster)
+    # work into micro-batches does not by itself make the slowest group faster). With
+    # jitter_model='step' the one factor of a group's attempt has the spread σ of a shard.
+    if config.jitter_model == "step":
+        return config.jitter_sigma
     return config.jitter_sigma * math.sqrt(config.microbatches)
 
 
@@ -122,6 +131,29 @@ if set(BINDINGS) != set(METHODS):  # pragma: no cover - a registry edit without 
 #: Method name -> hook code of :mod:`.dispatch`.
 METHOD_CODES: dict[str, int] = {name: b.code for name, b in BINDINGS.items()}
 
+
+def first_attempt_work(method: str, N: int, r: int, config: Any,
+                       stacks: np.ndarray | None = None) -> tuple[int, float, float]:
+    """What one live group computes in a failure-free step, as the engine runs it: ``(units,
+    unit_s, unit_sigma)``, ``units`` units of ``unit_s`` seconds, each with relative jitter
+    ``unit_sigma`` (with ``jitter_model='step'``: one factor of that spread for all of them).
+
+    Read from the method's own ``work`` hook and state (S = 1 before any failure), so the
+    barrier formula of :mod:`spare_lib.theory.barrier` is compared with what the core draws.
+    """
+    from spare_lib.cluster.engine.methods import dispatch
+
+    bind = BINDINGS[method]
+    if stacks is None and METHODS[method].layout:
+        from spare_lib.stacking.layout import make_layout
+
+        stacks = make_layout(N, r, "ruler").stacks
+    ms = bind.state(N, r, config, stacks, False, "consecutive")
+    k, unit_s = dispatch.work(bind.code, False, ms[2][0], ms[6][DEPTH], ms[7][0],
+                              config.compute_per_stack_s)
+    return int(k), float(unit_s), float(bind.unit_sigma(config))
+
 __all__ = ["BINDINGS", "COMMIT_FIXED", "COMMIT_MASKED", "DEPTH", "METHODS", "METHOD_CODES",
+           "first_attempt_work", "quorum",
            "RETRY", "WIPEOUT", "Binding", "MethodSpec", "make_drop_state", "make_rebalance_state",
            "make_rep_state", "make_spare_state", "make_state"]

@@ -36,6 +36,7 @@ EXACT_PATCH = 1  # SPARe: exact patch compute on retries
 LOST = 2  # elastic-rebalance: units of the failed groups lost in this step
 FETCH = 3  # elastic-rebalance: the assignment changed, the next attempt fetches data
 MICRO = 4  # elastic-rebalance: micro-batches per shard (b)
+QUORUM = 5  # elastic-drop: fewest live groups it trains with (ceil(min_live·N); 0: none)
 #: Slots of ``floats``.
 COMPUTE_MULT = 0  # Rep: r stacks computed as one draw of r·64 s; rebalance: 1/b
 

@@ -9,7 +9,9 @@ catch-up). A global restart happens only when no group is left.
     Each live group computes its own shard (one 64 s compute) per step; a step commits with
     the shards of the groups that are alive at its all-reduce, so its *weight* is the live
     fraction n_live / N of the global batch. The run ends when ``steps`` full steps' worth of
-    samples are processed; the dropped-sample fraction is 1 − samples / commits.
+    samples are processed; the dropped-sample fraction is 1 − samples / commits. With a quorum
+    (``min_live`` > 0) a failure that leaves fewer than ⌈min_live·N⌉ live groups restarts the
+    job from its checkpoint.
 ``elastic-rebalance``
     The survivors take over the dead groups' data at micro-batch granularity: with b
     micro-batches per shard and k groups away, each survivor computes ⌈N·b/(N−k)⌉ micro-batches
@@ -36,16 +38,18 @@ from spare_lib.cluster.engine.methods._common import (
     FETCH,
     LOST,
     MICRO,
+    QUORUM,
     RETRY,
     WIPEOUT,
     make_state,
 )
 
 
-def make_drop_state(N: int) -> tuple:
-    """State of an elastic-drop run (nothing but the defaults: one shard per group)."""
+def make_drop_state(N: int, quorum: int = 0) -> tuple:
+    """State of an elastic-drop run: one shard per group, and its quorum (fewest live groups it
+    trains with; 0: none)."""
     return make_state(np.zeros((N, 1), dtype=np.int64), np.zeros(N, dtype=np.int64),
-                      np.zeros(1, dtype=np.int64))
+                      np.zeros(1, dtype=np.int64), ints={QUORUM: quorum})
 
 
 def make_rebalance_state(N: int, microbatches: int) -> tuple:
@@ -64,8 +68,9 @@ def drop_work(retry, g_int, depth, mult, compute_s):  # pragma: no cover
 
 @njit(cache=True)
 def drop_resolve(alive, n_alive, ms):  # pragma: no cover
-    """The step commits with the live groups; only an empty cluster restarts."""
-    return COMMIT_MASKED if n_alive > 0 else WIPEOUT
+    """The step commits with the live groups; an empty cluster, or fewer live groups than the
+    quorum, restarts."""
+    return COMMIT_MASKED if n_alive > 0 and n_alive >= ms[6][QUORUM] else WIPEOUT
 
 
 @njit(cache=True)

@@ -5,7 +5,8 @@
   which puts the replicas of a set in distinct failure domains; ``group_i`` holds each group's
   set, ``set_i`` the live members of every set.
 * work: a live group computes its set's r shards as one compute of r·64 s with one jitter
-  draw, polled at its start.
+  draw, polled at its start (``jitter_model='paper'``, SPEC §5), or, with every other jitter
+  model, as r units of 64 s, each its own draw and poll, as SPARe computes its S stacks.
 * notice: a noticed failure removes the group from its set.
 * resolve: masked (COMMIT_MASKED) while every set keeps a live member, otherwise WIPEOUT.
 * reset: every set is full again.
@@ -16,7 +17,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from spare_lib.cluster.engine.methods._common import COMMIT_MASKED, COMPUTE_MULT, WIPEOUT, make_state
+from spare_lib.cluster.engine.methods._common import (
+    COMMIT_MASKED,
+    COMPUTE_MULT,
+    DEPTH,
+    WIPEOUT,
+    make_state,
+)
 
 #: Placements of Rep's replica sets: ``consecutive`` (SPEC §5: set w // r) or ``strided``
 #: (set w mod ⌈N/r⌉: the members of a set are ⌈N/r⌉ groups apart, hence in distinct failure
@@ -24,8 +31,9 @@ from spare_lib.cluster.engine.methods._common import COMMIT_MASKED, COMPUTE_MULT
 REP_PLACEMENTS = ("consecutive", "strided")
 
 
-def make_rep_state(N: int, r: int, placement: str = "consecutive") -> tuple:
-    """State of a Rep run (CKPT-only: r = 1): set ids and set sizes."""
+def make_rep_state(N: int, r: int, placement: str = "consecutive", units: bool = False) -> tuple:
+    """State of a Rep run (CKPT-only: r = 1): set ids and set sizes; ``units``: its r shards are
+    r units of 64 s (S = r, ×1) instead of one of r·64 s (S = 1, ×r)."""
     if placement not in REP_PLACEMENTS:
         raise ValueError(f"rep_placement must be one of {REP_PLACEMENTS}, got {placement!r}")
     n_sets = -(-N // r)
@@ -33,13 +41,14 @@ def make_rep_state(N: int, r: int, placement: str = "consecutive") -> tuple:
     set_of = w // r if placement == "consecutive" else w % n_sets
     sizes = np.bincount(set_of).astype(np.int64)
     return make_state(np.arange(N, dtype=np.int64).reshape(N, 1), set_of, sizes,
-                      floats={COMPUTE_MULT: float(r)})
+                      ints={DEPTH: r if units else 1},
+                      floats={COMPUTE_MULT: 1.0 if units else float(r)})
 
 
 @njit(cache=True, inline="always")
 def rep_work(retry, set_w, depth, mult, compute_s):  # pragma: no cover
-    """One compute of r·64 s with one jitter draw (``mult`` = r), polled at its start."""
-    return 1, mult * compute_s
+    """``depth`` units of ``mult``·64 s: one of r·64 s (the paper) or r of 64 s."""
+    return depth, mult * compute_s
 
 
 @njit(cache=True)
