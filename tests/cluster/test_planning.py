@@ -20,7 +20,6 @@ from spare_lib.cluster.config import allreduce_time_s
 from spare_lib.cluster.planning import candidates, pipeline, results, stats, verdict
 from spare_lib.cluster.planning.models import fast_model
 from spare_lib.figures.cluster import make_explore_figure
-from spare_lib.figures.explore import explore_summary
 from spare_lib.registry.methods import method as method_spec
 from spare_lib.stacking.layout import max_ruler_r
 
@@ -471,7 +470,8 @@ def test_verdict_holm_one_trial_and_no_method_trains():
 
 # ------------------------------------------------------------------------------ explorer
 
-def test_explore_figure_and_summary(paper_plans):
+def test_explore_figure(paper_plans):
+    """The closed-form figure (the App's text: tests/figures/test_explore.py, method_lines)."""
     import matplotlib.pyplot as plt
 
     p = paper_plans[600]
@@ -484,8 +484,6 @@ def test_explore_figure_and_summary(paper_plans):
                            [q.ttt_over_t0 for q in p.curve if q.method == "spare"])
     finally:
         plt.close(fig)
-    text = explore_summary(p, r=12)
-    assert "SPARe+CKPT  r* = 8" in text and "selected SPARe r = 12" in text
 
 
 # ------------------------------------------------------------------------------ known library bugs
