@@ -26,6 +26,7 @@ plans every registered method; the cluster is :class:`~spare_lib.cluster.plannin
 
 Example
 -------
+>>> from spare_lib.cluster.planning import cluster_spec
 >>> spec = cluster_spec(600_000, 1000, system_mtbf_s=300, restart_s=3600, checkpoint_s=58.8,
 ...                     step_s=70, allreduce="preset")
 >>> p = plan(spec)
@@ -478,6 +479,7 @@ def plan(spec: ClusterSpec, model: str = "finite", r_max: int | None = None, *,
 
     Examples
     --------
+    >>> from spare_lib.cluster.planning import cluster_spec
     >>> p = plan(cluster_spec(600_000, 3000, system_mtbf_s=300, step_s=66, allreduce="preset"))
     >>> p.spare.r, plan(p.cluster, model="paper").spare.r, p.r_star_log2
     (7, 8, 8)
