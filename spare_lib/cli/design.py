@@ -11,7 +11,6 @@ the simulator (common random numbers, the planner's verdict). Every flag is a re
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from typing import Any
 
@@ -70,14 +69,6 @@ def job_from_args(args: argparse.Namespace) -> Any:
                        f"{job.device.memory_bytes / 1e9:g} GB, and --gpus {job.gpus:,} holds fewer "
                        "than 2 such groups")
     return job
-
-
-def _row(p: Any) -> dict[str, str]:
-    return {"days": "inf" if not math.isfinite(p.days) else f"{p.days:.1f}",
-            "GPU-hours (M)": "inf" if not math.isfinite(p.gpu_hours) else f"{p.gpu_hours / 1e6:.2f}",
-            "goodput": f"{100 * p.goodput:.1f}%", "M": p.gpus_per_group, "N": p.N,
-            "GPUs": f"{p.gpus_used:,}", "method": p.label, "r": p.r, "C": p.checkpoint_steps,
-            "TTT/T0": "inf" if not math.isfinite(p.ttt_over_t0) else f"{p.ttt_over_t0:.3f}"}
 
 
 def _table(rows: list[dict[str, Any]]) -> list[str]:
@@ -151,9 +142,9 @@ def cmd_design(args: argparse.Namespace) -> int:
           f"{res.evaluations:,} evaluated by the model (the rest: C whose checkpoint cost alone "
           "exceeds the best time found)")
     print(f"\nBest plans (model '{res.model}'; days = T0 x TTT/T0; goodput = T0 / TTT):")
-    print("\n".join(_table([_row(p) for p in res.ranked(top)])))
+    print("\n".join(_table([p.row() for p in res.ranked(top)])))
     print("\nPareto front (fewest days for the GPUs used):")
-    print("\n".join(_table([_row(p) for p in res.pareto()])))
+    print("\n".join(_table([p.row() for p in res.pareto()])))
     for _m, why in sorted(res.skipped.items()):
         print(f"skipped: {why}")
     print("\n" + res.best_line())

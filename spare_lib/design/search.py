@@ -76,6 +76,14 @@ class DesignPlan:
         """T0 / TTT: the share of the run's wall time that is failure-free progress."""
         return 1.0 / self.ttt_over_t0 if self.ttt_over_t0 > 0 else 0.0
 
+    def row(self) -> dict[str, Any]:
+        """The plan as a row of the tables ``spare design`` and the App print (an infinite time
+        prints as inf)."""
+        return {"days": f"{self.days:.1f}", "GPU-hours (M)": f"{self.gpu_hours / 1e6:.2f}",
+                "goodput": f"{100 * self.goodput:.1f}%", "M": self.gpus_per_group, "N": self.N,
+                "GPUs": f"{self.gpus_used:,}", "method": self.label, "r": self.r,
+                "C": self.checkpoint_steps, "TTT/T0": f"{self.ttt_over_t0:.3f}"}
+
 
 @dataclass(frozen=True)
 class DesignResult:

@@ -9,7 +9,6 @@ with the predictive model), never on every keystroke.
 from __future__ import annotations
 
 import html
-import math
 from typing import Any
 
 from spare_lib.design import JobSpec, design_search
@@ -59,15 +58,10 @@ def _methods(strategies: str) -> tuple[str, ...]:
 def plans_html(res: Any, top: int = 8) -> str:
     """The best plans and the Pareto front as HTML tables (``spare design``'s columns)."""
     def row(p: Any) -> str:
-        cells = ("inf" if not math.isfinite(p.days) else f"{p.days:.1f}",
-                 f"{p.gpu_hours / 1e6:.2f}" if math.isfinite(p.gpu_hours) else "inf",
-                 f"{100 * p.goodput:.1f}%", p.gpus_per_group, p.N, f"{p.gpus_used:,}", p.label,
-                 p.r, p.checkpoint_steps, f"{p.ttt_over_t0:.3f}")
-        return "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>"
+        return "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in p.row().values()) \
+            + "</tr>"
 
-    head = ("<tr>" + "".join(f"<th>{h}</th>" for h in ("days", "GPU-hours (M)", "goodput", "M",
-                                                       "N", "GPUs", "method", "r", "C", "TTT/T0"))
-            + "</tr>")
+    head = "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in res.best.row()) + "</tr>"
     best = "".join(row(p) for p in res.ranked(top))
     front = "".join(row(p) for p in res.pareto())
     return (f"<p class='spare-design-best'>{html.escape(res.best_line())}</p>"
