@@ -130,10 +130,9 @@ def main() -> None:
 
 def design_default() -> None:
     """Time the default ``spare design`` search, cold (module docstring)."""
-    from spare_lib.design import JobSpec, design_search
+    from spare_lib.design import LLAMA3_405B, JobSpec, design_search
 
-    job = JobSpec(params=405e9, tokens=15.6e12, gpus=16_384, gpu="h100", mfu=0.40,
-                  tokens_per_step=16e6)
+    job = JobSpec(**LLAMA3_405B)
     clear_caches()
     t, c = time.perf_counter(), time.process_time()
     res = design_search(job)

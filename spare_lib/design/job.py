@@ -27,8 +27,7 @@ gets at least one sequence per step (B / N ≥ ``seq_tokens``).
 
 Example
 -------
->>> job = JobSpec(params=405e9, tokens=15.6e12, gpus=16_384, gpu="h100", mfu=0.40,
-...               tokens_per_step=16e6)
+>>> job = JobSpec(**LLAMA3_405B)
 >>> spec = job.cluster(128)
 >>> spec.N, round(spec.compute_per_stack_s, 2), job.steps, round(job.failure_free_days(128), 1)
 (128, 6.0, 975000, 67.7)
@@ -70,6 +69,14 @@ GPUS: dict[str, GPU] = {
                   "AMD Instinct MI300X datasheet: 1,307.4 TFLOPS BF16 dense; 192 GB HBM3"),
 }
 
+
+#: The Llama-3-405B-like job of notebook 95, ``spare design``'s benchmark and the App's Design tab:
+#: 405B parameters, 15.6T tokens, 16,384 H100 GPUs (Llama 3 paper, Dubey et al. 2024, §3.1 and
+#: §3.3.1; published), 16M tokens a step (the batch its §3.4.1 grows to), at an end-to-end MFU
+#: of 0.40 (its Table 4 reports 38–43 % BF16 MFU for the 405B stages). Keyword arguments of :class:`JobSpec`.
+LLAMA3_405B: dict[str, float | int | str] = {
+    "params": 405e9, "tokens": 15.6e12, "gpus": 16_384, "gpu": "h100", "mfu": 0.40,
+    "tokens_per_step": 16e6}
 
 @dataclass(frozen=True)
 class JobSpec:

@@ -12,15 +12,14 @@ import html
 from typing import Any
 
 from spare_lib.design import JobSpec, design_search
-from spare_lib.design.job import GPUS
+from spare_lib.design.job import GPUS, LLAMA3_405B
 from spare_lib.registry.knobs import KNOBS
 from spare_lib.registry.methods import PAPER_METHODS, check_methods
 
 #: The job knobs the tab sets (registry names), in ``spare design --help``'s order.
 DESIGN_KNOBS = ("params", "tokens", "gpus", "gpu", "mfu", "tokens_per_step")
 #: The tab's starting job: the Llama-3-405B-like run of notebook 95.
-DEFAULT_JOB = {"params": 405e9, "tokens": 15.6e12, "gpus": 16_384, "gpu": "h100", "mfu": 0.40,
-               "tokens_per_step": 16e6}
+DEFAULT_JOB = {k: LLAMA3_405B[k] for k in DESIGN_KNOBS}
 
 
 def design_label(name: str) -> str:

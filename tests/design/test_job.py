@@ -10,10 +10,9 @@ from hypothesis import strategies as st
 
 from spare_lib.cluster.config import allreduce_time_s
 from spare_lib.design import JobSpec
-from spare_lib.design.job import GPUS
+from spare_lib.design.job import GPUS, LLAMA3_405B
 
-LLAMA = dict(params=405e9, tokens=15.6e12, gpus=16_384, gpu="h100", mfu=0.40,
-             tokens_per_step=16e6)
+LLAMA = LLAMA3_405B
 
 
 def test_quantities_follow_the_formulas_of_design_md():
