@@ -21,6 +21,13 @@ The comment is invisible on GitHub. Its fields, separated by spaces:
 ``scale`` (optional)
     ``*100`` (or any ``*factor``) multiplies the value before formatting (fractions to %).
 
+A field with spaces (a column such as ``crossings (min)``, a row value such as
+``ratio=SPARe best / elastic best``) is quoted as in a shell: ``"crossings (min)"``,
+``rejoin=blocking,"ratio=SPARe best / elastic best"``; an unnamed index column of a CSV is
+``"Unnamed: 0"``, as pandas reads it. Numbers the code computes without a notebook (a model
+evaluated at the doc's inputs, a constant, an aggregate of a results file) are in
+``doc_values.json`` (:mod:`spare_lib.figures.doc_values`, written by ``make docs``).
+
 :func:`render` rewrites the text between the tags from the files (``make docs``, run by
 ``make figures``); :func:`stale_numbers` lists every tag whose text differs (the test
 ``tests/test_docs_numbers.py``: a changed result makes ``make test`` fail until the docs are
@@ -35,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -76,7 +84,11 @@ class NumberTag:
         ValueError
             If the spec has fewer than three or more than five fields.
         """
-        parts = spec.split()
+        try:
+            parts = shlex.split(spec)
+        except ValueError as e:  # an unclosed quote
+            raise ValueError(f"a number tag needs 'file row column [format] [*scale]', got {spec!r}"
+                             f" ({e})") from e
         if not 3 <= len(parts) <= 5:
             raise ValueError(f"a number tag needs 'file row column [format] [*scale]', got {spec!r}")
         file, row, column, *rest = parts
@@ -265,12 +277,17 @@ def main(argv: list[str] | None = None) -> int:
                    help="do not rerun the commands the docs quote (DOC_COMMANDS)")
     args = p.parse_args(argv)
     if args.check:
-        stale = stale_numbers()
+        from spare_lib.figures.doc_values import stale_doc_values
+
+        stale = stale_doc_values() + stale_numbers()
         print("\n".join(stale) or "[spare docs] every tagged number is current")
         return 1 if stale else 0
     if not args.no_commands:
         for path in run_doc_commands():
             print(f"[spare docs] ran the command of {path.name}")
+    from spare_lib.figures.doc_values import write_doc_values
+
+    print(f"[spare docs] wrote {write_doc_values().name}")
     for path in write_docs():
         print(f"[spare docs] updated {path.relative_to(REPO_ROOT)}")
     return 0
