@@ -55,3 +55,27 @@ def test_quoted_tag_fields_name_columns_and_rows_with_spaces(tmp_path):
     assert (tag.row, tag.column) == ("ratio=c / d", "crossings (min)")
     text = '<!-- num x.csv "ratio=c / d" "crossings (min)" -->?<!-- /num -->'
     assert render(text, tmp_path) == text.replace("?", "2.9")
+
+
+def test_every_generated_table_follows_its_results_file(tmp_path):
+    """Each doc_tables.BLOCKS table: the committed doc is current, and scaling the first numeric
+    column of its results file (beyond the table's rounding) makes the doc stale."""
+    import numpy as np
+
+    from spare_lib.config import REPO_ROOT
+    from spare_lib.figures.doc_tables import BLOCKS
+    from spare_lib.figures.docs_numbers import stale_numbers
+
+    for doc, blocks in BLOCKS.items():
+        path = next(p for p in (REPO_ROOT / "docs" / doc, REPO_ROOT / doc) if p.exists())
+        assert not [s for s in stale_numbers((path,)) if "generated block" in s], doc
+        for block, (file, _fn) in blocks.items():
+            assert f"<!-- {block}:start -->" in path.read_text(), (doc, block)
+            results = tmp_path / block
+            shutil.copytree(RESULTS_DIR, results)
+            df = pd.read_csv(results / file)
+            col = next(c for c in df.columns if df[c].dtype.kind == "f" and np.isfinite(df[c]).any())
+            df[col] = df[col] * 1.5 + 1
+            df.to_csv(results / file, index=False)
+            stale = stale_numbers((path,), results_dir=results)
+            assert any("generated block differs" in s for s in stale), (doc, block, stale)

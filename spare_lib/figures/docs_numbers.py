@@ -204,7 +204,11 @@ BLOCK = re.compile(r"<!--\s*(?P<name>[\w-]+):start\s*-->.*?<!--\s*(?P=name):end\
 
 
 def _render_blocks(path: Path, text: str, results_dir: Path) -> str:
-    """The doc's generated blocks rendered from ``results_dir`` (the blocks a module owns)."""
+    """The doc's generated blocks rendered from ``results_dir`` (the blocks a module owns, and
+    the tables of :data:`spare_lib.figures.doc_tables.BLOCKS`)."""
+    from spare_lib.figures.doc_tables import render_blocks
+
+    text = render_blocks(Path(path).name, text, results_dir)
     if Path(path).name == "microbatch.md":
         from spare_lib.rectlr.microbatch_mc import render_doc_tables
 
