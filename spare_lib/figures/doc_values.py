@@ -86,11 +86,21 @@ def repair_values(results_dir: Path = RESULTS_DIR) -> dict[str, Any]:
             "exp_chain_error_max_pct": 100 * float(df["error_exp_chain"].max())}
 
 
+def constants_values() -> dict[str, Any]:
+    """Constants of the library that the docs quote (``docs/failures.md`` §7): the horizon margin
+    of trace replays and the checkpoint multipliers of the planner's second stage."""
+    from spare_lib.cluster.planning import CKPT_FACTORS
+    from spare_lib.cluster.planning.traces import HORIZON_MARGIN
+
+    return {"horizon_margin": HORIZON_MARGIN, "ckpt_factors": list(CKPT_FACTORS)}
+
+
 #: Section name -> the function that computes it (those taking ``results_dir`` read results).
 SECTIONS: dict[str, Callable[..., dict[str, Any]]] = {
     "stall_rule": stall_rule_values,
     "allreduce": allreduce_values,
     "repair": repair_values,
+    "constants": constants_values,
 }
 #: The sections computed from committed results files (they take ``results_dir``).
 FROM_RESULTS = frozenset({"repair"})
