@@ -95,15 +95,105 @@ def constants_values() -> dict[str, Any]:
     return {"horizon_margin": HORIZON_MARGIN, "ckpt_factors": list(CKPT_FACTORS)}
 
 
+def _plan(results_dir: Path, name: str) -> dict[str, Any]:
+    return json.loads((Path(results_dir) / name).read_text())
+
+
+def _model_vs_sim_pct(plan: dict[str, Any], method: str) -> float:
+    """Largest |model TTT/T0 / simulated mean − 1| (%) over a method's finished candidates."""
+    pts = [p for p in plan["points"] if p["method"] == method and p["completed"] == p["trials"]]
+    return 100 * max(abs(p["closed_form_ttt"] / p["ttt_mean"] - 1) for p in pts)
+
+
+def _model_at_choice(plan: dict[str, Any], method: str) -> float:
+    """The model's TTT/T0 at the (r, C) the simulation chose for ``method``."""
+    c = plan["choices"][method]
+    return next(p["closed_form_ttt"] for p in plan["points"]
+                if p["method"] == method and p["r"] == c["r"]
+                and p["checkpoint_steps"] == c["checkpoint_steps"])
+
+
+def readme_plan_values(results_dir: Path = RESULTS_DIR) -> dict[str, Any]:
+    """The README's "Plan a cluster" prose, derived from the ``spare plan`` outputs that
+    ``make docs`` stores (:data:`spare_lib.figures.docs_numbers.DOC_COMMANDS`): how far the
+    model is from the simulation in the console example, the three paper configurations' gains,
+    the closed forms against the simulation, failure domains, and the Llama-3-like cluster."""
+    from spare_lib.cluster.config import cluster_config
+
+    ex = _plan(results_dir, "readme_plan_600k.json")
+    rep2 = next(p for p in ex["points"] if p["method"] == "rep" and p["r"] == 2)
+    out: dict[str, Any] = {"example": {
+        "spare_model_vs_sim_max_pct": _model_vs_sim_pct(ex, "spare"),
+        "rep_model_vs_sim_max_pct": _model_vs_sim_pct(ex, "rep"),
+        "rep_r2_sim_ttt": rep2["ttt_mean"]}}
+    for N, name in ((200, "readme_plan_600k_n200.json"), (600, "readme_plan_600k.json"),
+                    (1000, "readme_plan_600k_n1000.json")):
+        d = _plan(results_dir, name)
+        out[f"paper_N{N}"] = {"spare_r": d["choices"]["spare"]["r"], "rep_r": d["choices"]["rep"]["r"],
+                              "gain_vs_rep_pct": 100 * d["verdict"]["gain_of_best"]["rep"]}
+    for key, name in (("independent", "readme_plan_600k_finite.json"),
+                      ("domains", "readme_plan_600k_domains_finite.json")):
+        f = _plan(results_dir, name)["fast"]
+        out[f"finite_{key}"] = {"spare_r": f["spare"]["r"], "spare_mu": f["spare"]["mu"],
+                                "spare_t_f_h": f["spare"]["restart_interval_s"] / 3600,
+                                "spare_ttt": f["spare"]["ttt_over_t0"], "rep_r": f["rep"]["r"],
+                                "rep_ttt": f["rep"]["ttt_over_t0"]}
+    ll = _plan(results_dir, "readme_plan_llama.json")
+    llf = _plan(results_dir, "readme_plan_llama_finite.json")
+    out["llama"] = {
+        "ring_allreduce_s": cluster_config(16384, 128).allreduce_s,
+        **{f"{m}_model_ttt": _model_at_choice(ll, m) for m in ("spare", "rep", "ckpt")},
+        **{f"{m}_sim_ttt": ll["choices"][m]["ttt"] for m in ("spare", "rep", "ckpt")},
+        **{f"finite_{m}_loss_pct": 100 * llf["model_verdict"]["loss_vs_best"][m]["loss"]
+           for m in ("spare", "rep")}}
+    return out
+
+
+def correlated_values(results_dir: Path = RESULTS_DIR) -> dict[str, Any]:
+    """``docs/correlated_failures.md``: aggregates of notebook 75's tables — the range of the
+    μ_q approximation's error (ruler and domain-aware, q > 0), its domain-aware / ruler gain at
+    N = 600, q = 0.2 against the Monte Carlo's, the paired domain-aware speed-ups and the
+    independent-failure reference of ``correlated_cost.csv``, and Rep strided's loss."""
+    import pandas as pd
+
+    d = Path(results_dir)
+    mc = pd.read_csv(d / "correlated_mu_q_mc.csv")
+    sub = mc[(mc.q > 0) & mc.layout.isin(["ruler", "domain-aware"]) & mc.approx.notna()]
+    err = 100 * (sub.approx / sub.mu_q - 1)
+    at = mc[(mc.N == 600) & (mc.q == 0.2)].set_index("layout")
+    sub_se = 100 * sub.mu_q_se / sub.mu_q
+    cost = pd.read_csv(d / "correlated_cost.csv").set_index("q")
+    opt = pd.read_csv(d / "correlated_cluster_optima.csv")
+    rep = opt[opt.candidate == "rep-strided"].set_index("q").ttt_over_t0
+    out: dict[str, Any] = {
+        "approx_error_low_min_pct": float(-err.max()), "approx_error_low_max_pct": float(-err.min()),
+        "mc_se_min_pct": float(sub_se.min()), "mc_se_max_pct": float(sub_se.max()),
+        "approx_gain_600_q02_pct": 100 * float(at.at["domain-aware", "approx"]
+                                               / at.at["ruler", "approx"] - 1),
+        "mc_gain_600_q02_pct": 100 * float(at.at["domain-aware", "mu_q"] / at.at["ruler", "mu_q"] - 1),
+        "kill_rate_factor_q02": 1 - 0.2 + 0.2 * 10,
+    }
+    for q in cost.index:
+        key = f"q{q:g}"
+        out[key] = {"paired_da_faster_pct": 100 * (1 - float(cost.at[q, "paired DA/ruler at r_da (mean)"])),
+                    "rep_strided_loss_pct": 100 * float(rep[q] / rep[0.0] - 1)}
+        ind = cost.at[q, "ttt_independent_same_kill_rate"]
+        if ind == ind:
+            out[key]["independent_vs_q0_pct"] = 100 * float(ind / cost.at[q, "ttt_ruler_q0"] - 1)
+    return out
+
+
 #: Section name -> the function that computes it (those taking ``results_dir`` read results).
 SECTIONS: dict[str, Callable[..., dict[str, Any]]] = {
     "stall_rule": stall_rule_values,
     "allreduce": allreduce_values,
     "repair": repair_values,
     "constants": constants_values,
+    "readme_plan": readme_plan_values,
+    "correlated": correlated_values,
 }
 #: The sections computed from committed results files (they take ``results_dir``).
-FROM_RESULTS = frozenset({"repair"})
+FROM_RESULTS = frozenset({"repair", "readme_plan", "correlated"})
 
 
 def doc_values(results_dir: Path = RESULTS_DIR) -> dict[str, Any]:

@@ -52,11 +52,34 @@ from typing import Any
 from spare_lib.config import REPO_ROOT, RESULTS_DIR
 from spare_lib.figures.prose import untagged_numbers
 
+
 #: Commands whose output the docs quote: results file -> arguments of ``python -m spare_lib.cli``
 #: (``make docs`` runs them and writes the JSON through ``write_results``; wall times dropped).
+def _paper_config(per_group: int, step_s: int) -> tuple[str, ...]:
+    """``spare plan`` flags of one of the paper's three 600k-GPU configurations
+    (``benchmarks/bench_plan.py``; N = 200 / 600 / 1000 at 3000 / 1000 / 600 GPUs per group)."""
+    return ("plan", "--gpus", "600000", "--gpus-per-group", str(per_group), "--system-mtbf-min",
+            "5", "--restart-min", "60", "--checkpoint-s", "58.8", "--step-s", str(step_s))
+
+
+#: The Llama-3-like cluster of the README's "SPARe is not always the answer".
+_LLAMA = ("plan", "--gpus", "16384", "--gpus-per-group", "128", "--gpu-mtbf-hours", "49152",
+          "--restart-min", "20", "--checkpoint-s", "30", "--step-s", "10", "--allreduce", "preset")
+
 DOC_COMMANDS: dict[str, tuple[str, ...]] = {
     "readme_plan_1m_gpus.json": ("plan", "--gpus", "1000000", "--gpus-per-group", "128",
                                  "--simulate", "3", "--json"),
+    # the README's console example (N = 600) and the other two paper configurations
+    "readme_plan_600k.json": (*_paper_config(1000, 70), "--simulate", "3", "--json"),
+    "readme_plan_600k_n200.json": (*_paper_config(3000, 66), "--simulate", "3", "--json"),
+    "readme_plan_600k_n1000.json": (*_paper_config(600, 74), "--simulate", "3", "--json"),
+    # the closed forms on the same cluster, without and with failure domains (no simulation)
+    "readme_plan_600k_finite.json": (*_paper_config(1000, 70), "--model", "finite", "--json"),
+    "readme_plan_600k_domains_finite.json": (*_paper_config(1000, 70), "--domain-size", "10",
+                                             "--domain-fault-share", "0.2", "--layout",
+                                             "domain-aware", "--model", "finite", "--json"),
+    "readme_plan_llama.json": (*_LLAMA, "--simulate", "3", "--json"),
+    "readme_plan_llama_finite.json": (*_LLAMA, "--model", "finite", "--json"),
 }
 
 #: The documents whose numbers are tagged and checked.
