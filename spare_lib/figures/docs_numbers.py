@@ -21,6 +21,13 @@ The comment is invisible on GitHub. Its fields, separated by spaces:
 ``scale`` (optional)
     ``*100`` (or any ``*factor``) multiplies the value before formatting (fractions to %).
 
+A field with spaces (a column such as ``crossings (min)``, a row value such as
+``ratio=SPARe best / elastic best``) is quoted as in a shell: ``"crossings (min)"``,
+``rejoin=blocking,"ratio=SPARe best / elastic best"``; an unnamed index column of a CSV is
+``"Unnamed: 0"``, as pandas reads it. Numbers the code computes without a notebook (a model
+evaluated at the doc's inputs, a constant, an aggregate of a results file) are in
+``doc_values.json`` (:mod:`spare_lib.figures.doc_values`, written by ``make docs``).
+
 :func:`render` rewrites the text between the tags from the files (``make docs``, run by
 ``make figures``); :func:`stale_numbers` lists every tag whose text differs (the test
 ``tests/test_docs_numbers.py``: a changed result makes ``make test`` fail until the docs are
@@ -35,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -44,11 +52,34 @@ from typing import Any
 from spare_lib.config import REPO_ROOT, RESULTS_DIR
 from spare_lib.figures.prose import untagged_numbers
 
+
 #: Commands whose output the docs quote: results file -> arguments of ``python -m spare_lib.cli``
 #: (``make docs`` runs them and writes the JSON through ``write_results``; wall times dropped).
+def _paper_config(per_group: int, step_s: int) -> tuple[str, ...]:
+    """``spare plan`` flags of one of the paper's three 600k-GPU configurations
+    (``benchmarks/bench_plan.py``; N = 200 / 600 / 1000 at 3000 / 1000 / 600 GPUs per group)."""
+    return ("plan", "--gpus", "600000", "--gpus-per-group", str(per_group), "--system-mtbf-min",
+            "5", "--restart-min", "60", "--checkpoint-s", "58.8", "--step-s", str(step_s))
+
+
+#: The Llama-3-like cluster of the README's "SPARe is not always the answer".
+_LLAMA = ("plan", "--gpus", "16384", "--gpus-per-group", "128", "--gpu-mtbf-hours", "49152",
+          "--restart-min", "20", "--checkpoint-s", "30", "--step-s", "10", "--allreduce", "preset")
+
 DOC_COMMANDS: dict[str, tuple[str, ...]] = {
     "readme_plan_1m_gpus.json": ("plan", "--gpus", "1000000", "--gpus-per-group", "128",
                                  "--simulate", "3", "--json"),
+    # the README's console example (N = 600) and the other two paper configurations
+    "readme_plan_600k.json": (*_paper_config(1000, 70), "--simulate", "3", "--json"),
+    "readme_plan_600k_n200.json": (*_paper_config(3000, 66), "--simulate", "3", "--json"),
+    "readme_plan_600k_n1000.json": (*_paper_config(600, 74), "--simulate", "3", "--json"),
+    # the closed forms on the same cluster, without and with failure domains (no simulation)
+    "readme_plan_600k_finite.json": (*_paper_config(1000, 70), "--model", "finite", "--json"),
+    "readme_plan_600k_domains_finite.json": (*_paper_config(1000, 70), "--domain-size", "10",
+                                             "--domain-fault-share", "0.2", "--layout",
+                                             "domain-aware", "--model", "finite", "--json"),
+    "readme_plan_llama.json": (*_LLAMA, "--simulate", "3", "--json"),
+    "readme_plan_llama_finite.json": (*_LLAMA, "--model", "finite", "--json"),
 }
 
 #: The documents whose numbers are tagged and checked.
@@ -76,7 +107,11 @@ class NumberTag:
         ValueError
             If the spec has fewer than three or more than five fields.
         """
-        parts = spec.split()
+        try:
+            parts = shlex.split(spec)
+        except ValueError as e:  # an unclosed quote
+            raise ValueError(f"a number tag needs 'file row column [format] [*scale]', got {spec!r}"
+                             f" ({e})") from e
         if not 3 <= len(parts) <= 5:
             raise ValueError(f"a number tag needs 'file row column [format] [*scale]', got {spec!r}")
         file, row, column, *rest = parts
@@ -192,7 +227,11 @@ BLOCK = re.compile(r"<!--\s*(?P<name>[\w-]+):start\s*-->.*?<!--\s*(?P=name):end\
 
 
 def _render_blocks(path: Path, text: str, results_dir: Path) -> str:
-    """The doc's generated blocks rendered from ``results_dir`` (the blocks a module owns)."""
+    """The doc's generated blocks rendered from ``results_dir`` (the blocks a module owns, and
+    the tables of :data:`spare_lib.figures.doc_tables.BLOCKS`)."""
+    from spare_lib.figures.doc_tables import render_blocks
+
+    text = render_blocks(Path(path).name, text, results_dir)
     if Path(path).name == "microbatch.md":
         from spare_lib.rectlr.microbatch_mc import render_doc_tables
 
@@ -265,12 +304,17 @@ def main(argv: list[str] | None = None) -> int:
                    help="do not rerun the commands the docs quote (DOC_COMMANDS)")
     args = p.parse_args(argv)
     if args.check:
-        stale = stale_numbers()
+        from spare_lib.figures.doc_values import stale_doc_values
+
+        stale = stale_doc_values() + stale_numbers()
         print("\n".join(stale) or "[spare docs] every tagged number is current")
         return 1 if stale else 0
     if not args.no_commands:
         for path in run_doc_commands():
             print(f"[spare docs] ran the command of {path.name}")
+    from spare_lib.figures.doc_values import write_doc_values
+
+    print(f"[spare docs] wrote {write_doc_values().name}")
     for path in write_docs():
         print(f"[spare docs] updated {path.relative_to(REPO_ROOT)}")
     return 0

@@ -86,13 +86,13 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "Γ form, Γ form + ½ and the independent-types integral against finite-N μ, over r"),
     FigureSpec("availability_vs_checkpoint_period", "Eq. 2 (availability model)", "30_theory",
                "A(T_c) at T_f = μ·m with T_c* marked; T_c* vs Young's sqrt(2T_s(T_f+T_r)) and A*"),
-    FigureSpec("mu_closed_finite_vs_mc", "§4 μ validation (≤ 1.13 %)", "35_mc_validation",
+    FigureSpec("mu_closed_finite_vs_mc", "§4 μ validation (paper: ≤ 1.13 %)", "35_mc_validation",
                "μ: closed form and finite-N form vs Monte Carlo over r, N=200/600/1000, errors"),
-    FigureSpec("overhead_eq5_vs_mc", "§4 S̄ validation (≤ 0.60 %)", "35_mc_validation",
+    FigureSpec("overhead_eq5_vs_mc", "§4 S̄ validation (paper: ≤ 0.60 %)", "35_mc_validation",
                "S̄: Eq. 5 and the finite-N renewal form vs Monte Carlo with exact S*, errors"),
     FigureSpec("ttt_vs_r_r_star", "Eq. 7, r*", "35_mc_validation",
                "J(r) = S̄/A*(μm) for N=200/600/1000: closed-form r* vs numeric minima"),
-    FigureSpec("r_star_vs_n", "r* ≈ log2 N + 0.833", "35_mc_validation",
+    FigureSpec("r_star_vs_n", "the paper's r* ≈ log2 N + 0.833", "35_mc_validation",
                "Optimal redundancy against N from 10 to 1e5: closed form vs argmin J"),
     FigureSpec("layouts_mu_overhead", "beyond the paper", "35_mc_validation",
                "μ and S̄ for ruler, consecutive, random offsets and disjoint replication at N=600"),
@@ -124,8 +124,8 @@ REGISTRY: tuple[FigureSpec, ...] = (
     FigureSpec("scale_ttt_vs_cluster", "beyond the paper (issue 16: scale)", "65_scale",
                "TTT/T0 of the best SPARe+CKPT, Rep+CKPT and CKPT-only (a) from 100k to 2M GPUs at "
                "1,000 GPUs per group, (b) at 1M GPUs with 64-1,000 GPUs per group; all-reduce model"),
-    FigureSpec("scale_r_star_law", "r* ≈ log2 N + 0.83 (§7) by simulation", "65_scale",
-               "Simulated optimal redundancy r* against N (100-15,625) with the law log2 N + 0.83"),
+    FigureSpec("scale_r_star_law", "the paper's r* ≈ log2 N + 0.83 (§7) by simulation", "65_scale",
+               "Simulated optimal redundancy r* against N (100-15,625) with the paper's law log2 N + 0.83"),
     FigureSpec("scale_runtime_vs_n", "beyond the paper (issue 16: simulator speed)", "65_scale",
                "Wall time of one 10,000-step simulated run against N (10^3-10^5), direct loop vs "
                "event-driven barrier, with the targets (benchmarks/bench_scale.py)"),
@@ -149,18 +149,19 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "Failure events to wipe-out μ_q vs domain-event share q for ruler, consecutive, "
                "domain-aware and random layouts (N=600/r=8/D=10, N=200/r=6/D=8): MC and theory"),
     FigureSpec("cluster_ttt_vs_r_correlated", "Fig. 6 with failure domains", "75_correlated_failures",
-               "TTT/T0 vs r at N=600, D=10, q=0/0.05/0.2: SPARe+CKPT ruler vs domain-aware, Rep+CKPT "
-               "consecutive vs strided sets; stars = optima, dotted = Eq. 7 with μ_q"),
+               "TTT/T0 vs r at N=600, D=10, q ∈ `sim_qs` = `(0, 0.05, 0.2)`: SPARe+CKPT ruler vs "
+               "domain-aware, Rep+CKPT consecutive vs strided sets; stars = optima, dotted = Eq. 7 with μ_q"),
     FigureSpec("r_star_vs_domain_share", "r* with failure domains", "75_correlated_failures",
                "Optimal redundancy vs domain-event share at N=600, D=10: argmin of Eq. 7 with μ_q "
                "and simulated optima, ruler vs domain-aware"),
     FigureSpec("explore_default", "Eqs. 2, 7 (capacity planning)", "90_explore",
                "Closed-form TTT/T0 and availability vs r of SPARe+CKPT, Rep+CKPT and CKPT-only "
-               "at the default point (N=600, m=5 min, T_r=60 min, T_s=58.8 s); stars = `spare plan`'s r"),
+               "at the paper's default point (N=600, m=5 min, T_r=60 min, T_s=58.8 s); "
+               "stars = `spare plan`'s r"),
     FigureSpec("strategies_vs_stall", "beyond the paper (issue 13)", "80_strategies",
                "TTT/T0 of SPARe+CKPT, Rep+CKPT, CKPT-only, SPARe+repair, elastic-drop and "
-               "elastic-rebalance vs the stall per reconfiguration (0.1 s to 10 min), N=100 and 600; "
-               "rejoin blocking (top) and non-blocking (bottom)"),
+               "elastic-rebalance vs the stall per reconfiguration (from the paper's 0.1 s to 10 min), "
+               "N=100 and 600; rejoin blocking (top) and non-blocking (bottom)"),
     FigureSpec("strategies_vs_rejoin", "beyond the paper (issue 13)", "80_strategies",
                "TTT/T0 of every strategy vs the rejoin time of a failed group (1 to 120 min)"),
     FigureSpec("strategies_vs_mtbf", "beyond the paper (issue 13)", "80_strategies",
