@@ -52,6 +52,9 @@ def _warm_core() -> None:
             simulate(method, 20, r, 2, cfg, seed=0, failure_seed=1, barrier=barrier)
         for method, r in (("spare+repair", 3), ("elastic-drop", 1), ("elastic-rebalance", 1)):
             simulate(method, 20, r, 2, rejoin, seed=0, failure_seed=1, barrier=barrier)
+    # SPARe-b (direct barrier only), with repair and drop (issue 25)
+    for method in ("spare-b", "spare-b+repair", "spare-b+drop"):
+        simulate(method, 20, 3, 2, rejoin.with_(microbatches=4), seed=0, failure_seed=1)
     simulate("spare", 20, 3, 2, cfg, failure_trace=np.empty((0, 2)))
     simulate("spare", 20, 3, 2, cfg.with_(domain_size=4, domain_fault_share=0.5), seed=0)
     # the world of issue 24 (failure mix, jitter models, all-reduce rule, quorum, event log)
@@ -123,6 +126,7 @@ def _warm_microbatch() -> None:
     from spare_lib.rectlr.microbatch_inc import (
         MicrobatchController,
         microbatch_inc_invalidate,
+        microbatch_patch_drop,
         microbatch_retry_patch,
     )
     from spare_lib.rectlr.microbatch_mc import makespan_mc
@@ -139,6 +143,9 @@ def _warm_microbatch() -> None:
     ctl.fail([0])
     ctl.patch(np.zeros((12, 3), dtype=np.int64))
     microbatch_retry_patch(lay, alive, 4, full, np.zeros((12, 3), dtype=np.int64))
+    zero = np.zeros((12, 3), dtype=np.int64)
+    microbatch_patch_drop(lay.stacks.copy(), alive, 4, zero, zero, False,
+                          *microbatch_workspace(lay.stacks.copy()))
     ws = microbatch_workspace(lay.stacks.copy())
     microbatch_kernel_ws(lay.stacks.copy(), alive, 4, True, *ws)
     microbatch_inc_invalidate(ws[6])

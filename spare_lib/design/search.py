@@ -196,7 +196,12 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
                 continue
             spec = job.cluster(M, n_groups)
             if model == "predict":
-                found, n, covered = _model_plans(job, spec, methods, c_points)
+                modelled = [m for m in methods if method_spec(m).predict]
+                found, n, covered = _model_plans(job, spec, modelled, c_points)
+                rest = [m for m in methods if m not in modelled]  # SPARe-b: closed forms
+                if rest:
+                    more, k = _closed_plans(job, spec, rest, model)
+                    found, n, covered = found + more, n + k, covered + k
             else:
                 found, n = _closed_plans(job, spec, methods, model)
                 covered = n
@@ -296,7 +301,7 @@ def _refined(res: DesignResult, refine: int) -> DesignResult:
              if (p.gpus_per_group, p.N) == (best.gpus_per_group, best.N)}
     plans = list(res.plans)
     for i, p in enumerate(plans):
-        if (p.gpus_per_group, p.N, p.method, p.r) not in todo:
+        if (p.gpus_per_group, p.N, p.method, p.r) not in todo or not method_spec(p.method).predict:
             continue
         spec = res.job.cluster(p.gpus_per_group, p.N)
         try:

@@ -45,6 +45,10 @@ lost)`` writes the retry's counts into ``ws2[3]`` (``z``), using a second worksp
 (its own flow; the main one is untouched). ``y_step`` is the assignment of the failed step (the
 main workspace's ``y`` *before* the incremental kernel processes the deaths), ``done`` int64
 (N, r) with 0 ≤ done ≤ y_step; ``lost`` is the number of micro-batches to redistribute.
+
+``microbatch_patch_drop(...)``, same arguments: SPARe-b+drop's patch, in which a type without a
+live holder is dropped (no demand) instead of a wipe-out (outcome 2 only when no group is live);
+with ``y_step = done = 0`` it is the covered types' least-makespan assignment from scratch.
 """
 
 from __future__ import annotations
@@ -183,14 +187,14 @@ def microbatch_kernel_inc(stacks, alive, b, hold_g, tpos, hcnt, y, nv, seen, st,
 
 
 @njit(cache=True)
-def microbatch_patch(stacks, alive, b, y_step, done, keep_dead_done, hold_g, tpos, hcnt, z, nv,
-                     seen, st, iw, ew):
-    """The retry's patch as a second flow into ``z``; contract in the module docstring."""
+def _patch(stacks, alive, b, y_step, done, keep_dead_done, drop, hold_g, tpos, hcnt, z, nv,
+           seen, st, iw, ew):
+    """Body of :func:`microbatch_patch` (``drop`` False) and :func:`microbatch_patch_drop`."""
     N, r = stacks.shape
     st[ST_VALID] = 0  # this workspace now holds a patch, not a kept step assignment
     st[ST_B] = b
     _begin_log(st)
-    if _count_live(alive, hold_g, hcnt, nv, seen, st):
+    if _count_live(alive, hold_g, hcnt, nv, seen, st) and not drop:
         return MB_WIPEOUT, 0, 0
     load, need, dem, live = nv[NV_LOAD], nv[NV_NEED], nv[NV_DEM], nv[NV_LIVE]
     for t in range(N):
@@ -211,11 +215,18 @@ def microbatch_patch(stacks, alive, b, y_step, done, keep_dead_done, hold_g, tpo
             else:
                 z[g, p] = 0
     n = st[ST_NALIVE]
+    if n == 0:
+        st[ST_L] = 0
+        return MB_WIPEOUT, 0, 0
     tot = 0
     lost = 0
     st[ST_NFREE] = 0
     lb = 0
     for t in range(N):
+        if live[t] == 0:  # drop: an uncovered type's micro-batches are dropped, not assigned
+            need[t] = 0
+            dem[t] = 0
+            continue
         tot += need[t]
         if need[t] > 0:
             lb = max(lb, (need[t] + live[t] - 1) // live[t])
@@ -230,6 +241,25 @@ def microbatch_patch(stacks, alive, b, y_step, done, keep_dead_done, hold_g, tpo
     trim_to(lb, stacks, z, nv, st, iw, ew)
     L = max_flow_search(stacks, alive, lb, hold_g, tpos, hcnt, z, nv, st, iw, ew)
     return REROUTED, L, lost
+
+
+@njit(cache=True)
+def microbatch_patch(stacks, alive, b, y_step, done, keep_dead_done, hold_g, tpos, hcnt, z, nv,
+                     seen, st, iw, ew):
+    """The retry's patch as a second flow into ``z``; contract in the module docstring."""
+    return _patch(stacks, alive, b, y_step, done, keep_dead_done, False, hold_g, tpos, hcnt, z,
+                  nv, seen, st, iw, ew)
+
+
+@njit(cache=True)
+def microbatch_patch_drop(stacks, alive, b, y_step, done, keep_dead_done, hold_g, tpos, hcnt, z,
+                          nv, seen, st, iw, ew):
+    """:func:`microbatch_patch` for SPARe+drop: the types without a live holder are dropped
+    (no demand) instead of a wipe-out, and the covered types' rest is assigned with the least
+    makespan. With ``y_step = done = 0`` it is a cold least-makespan assignment of the covered
+    types. Returns ``(outcome, L, lost)``; outcome 2 only when no group is alive."""
+    return _patch(stacks, alive, b, y_step, done, keep_dead_done, True, hold_g, tpos, hcnt, z,
+                  nv, seen, st, iw, ew)
 
 
 # --------------------------------------------------------------------------- Python API

@@ -207,6 +207,9 @@ def _k(name: str, unit: str, default: Any, help: str, group: str, **kw: Any) -> 
 
 
 _NONNEG = {"lo": 0.0}
+_REJOINING = ("spare+repair", "elastic-drop", "elastic-rebalance", "spare-b+repair",
+              "spare-b+drop")
+_LAYOUT = ("spare", "spare+repair", "spare-b", "spare-b+repair", "spare-b+drop")
 _POS = {"lo": 0.0, "lo_open": True}
 
 _TABLE: tuple[Knob, ...] = (
@@ -307,17 +310,18 @@ _TABLE: tuple[Knob, ...] = (
        **_NONNEG),
     _k("rejoin_s", "s", 600.0, "time until a failed group rejoins (replacement, restart, "
        "catch-up); inf: never", "strategy", lo=0.0, lo_open=True, allow_inf=True,
-       methods=("spare+repair", "elastic-drop", "elastic-rebalance"),
-       aliases=(Alias("--rejoin-min", 60.0, "min"),)),
+       methods=_REJOINING, aliases=(Alias("--rejoin-min", 60.0, "min"),)),
     _k("rejoin_stall_s", "s", None, "stall of one batch of rejoining groups (default: stall_s, a "
        "blocking reconfiguration; 0: non-blocking catch-up as in FT-HSDP)", "strategy",
-       **_NONNEG, allow_none=True, methods=("spare+repair", "elastic-drop", "elastic-rebalance")),
+       **_NONNEG, allow_none=True, methods=_REJOINING),
     _k("min_live", "1", 0.0, "quorum of elastic-drop as a share of N: when fewer groups are "
        "live after a failure, the job restarts from its checkpoint (0: train down to one group; "
-       "1: any failure restarts, as CKPT-only)", "strategy", lo=0.0, hi=1.0,
-       methods=("elastic-drop",)),
-    _k("microbatches", "1", 8, "micro-batches per shard b of elastic-rebalance", "strategy",
-       kind="int", lo=1, hi=4096, methods=("elastic-rebalance",)),
+       "1: any failure restarts, as CKPT-only); of SPARe-b+drop: the share of the N shard types "
+       "that must keep a live holder (1: a wipe-out restarts, as SPARe-b+repair)", "strategy",
+       lo=0.0, hi=1.0, methods=("elastic-drop", "spare-b+drop")),
+    _k("microbatches", "1", 8, "micro-batches per shard b of elastic-rebalance and SPARe-b "
+       "(SPARe-b at b = 1 is SPARe's whole stacks)", "strategy", kind="int", lo=1, hi=4096,
+       methods=("elastic-rebalance", "spare-b", "spare-b+repair", "spare-b+drop")),
     _k("fetch_s", "s", 0.0, "elastic-rebalance's data fetch before the first attempt after its "
        "assignment changed (0: shared storage and prefetch)", "strategy", **_NONNEG,
        methods=("elastic-rebalance",)),
@@ -330,8 +334,7 @@ _TABLE: tuple[Knob, ...] = (
     # ---------------------------------------------------------------- layouts
     _k("layout", "", "ruler", "SPARe's stacking layout: Golomb ruler, domain-aware (every "
        "type's r holders in r distinct failure domains) or consecutive", "layout",
-       kind="choice", choices=("ruler", "domain-aware", "consecutive"),
-       methods=("spare", "spare+repair")),
+       kind="choice", choices=("ruler", "domain-aware", "consecutive"), methods=_LAYOUT),
     _k("rep_placement", "", "consecutive", "Rep's replica sets: r consecutive groups or groups "
        "ceil(N/r) apart (across failure domains)", "layout", kind="choice",
        choices=("consecutive", "strided"), methods=("rep",)),
@@ -343,12 +346,12 @@ _TABLE: tuple[Knob, ...] = (
        "CKPT-only), 'all', or a comma list of method names", "search", kind="str"),
     _k("spare_r", "", None, "SPARe's candidates r, e.g. 4..12 or 3,5,8 ('none': skip SPARe; "
        "default: the model's r* +- r_window)", "search", kind="str", allow_none=True,
-       methods=("spare", "spare+repair")),
+       methods=_LAYOUT),
     _k("rep_r", "", None, "Rep's candidates r, e.g. 2..5 ('none': skip Rep; default 2..5 "
        "clipped to N, plus the model's r)", "search", kind="str", allow_none=True,
        methods=("rep",)),
     _k("r_window", "", 3, "half-width of the default r window around the model's r* (SPARe, "
-       "SPARe+repair)", "search", kind="int", lo=0, hi=64, methods=("spare", "spare+repair")),
+       "SPARe+repair)", "search", kind="int", lo=0, hi=64, methods=_LAYOUT),
     _k("checkpoint_factors", "", "0.5,0.75,1.5,2", "multipliers of the model's checkpoint "
        "interval also simulated at each method's best r ('none': no search)", "search",
        kind="str"),

@@ -1,7 +1,9 @@
 """The plain-Python oracle of the event core (tests of tests/cluster): the model re-typed
 without any of the core's shortcuts, for trace-driven runs.
 
-Covers the six methods, failure classes from the trace's third column (detection and rejoin
+Covers the nine methods (SPARe-b through micro-batch RECTLR's own kernels, whose least
+makespan is tested against an integer program in tests/rectlr, as SPARe's plan is RECTLR's),
+failure classes from the trace's third column (detection and rejoin
 time per class), job events (trace rows of group −1), the detection wait, elastic-drop's quorum,
 both all-reduce rules and every jitter model. With jitter (σ > 0) it draws what the core's
 direct loop draws, in the same order from the same generator: one factor per unit of work
@@ -40,7 +42,7 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
     """SPEC §3–5, docs/strategies.md and docs/failure_mix.md re-typed in plain Python for trace
     replay: no sum/bridge sampling, no early exits, no counters beyond those returned. Rows
     (t, g) or (t, g, class); g = −1 is a job event. Methods: spare, rep, ckpt, spare+repair,
-    elastic-drop, elastic-rebalance."""
+    elastic-drop, elastic-rebalance, spare-b, spare-b+repair, spare-b+drop."""
     from spare_lib.cluster.engine.renewal import stream_uniform
     from spare_lib.rectlr import rectlr
     kinds = [k.radius for k in cfg.mix().classes]
@@ -56,14 +58,18 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
     def renew(w: int, t: float) -> tuple[float, int]:
         return next(((x, c) for x, c in per[w] if x > t), (math.inf, 0))
 
-    spare = method in ("spare", "spare+repair")
-    rejoins = method in ("spare+repair", "elastic-drop", "elastic-rebalance") and \
-        any(math.isfinite(x) for x in rej)
     b = cfg.microbatches
+    # SPARe-b: b micro-batches per shard; at b = 1 spare-b and spare-b+repair are SPARe
+    mb = method.startswith("spare-b") and (b > 1 or method == "spare-b+drop")
+    spare = method in ("spare", "spare+repair") or (method.startswith("spare-b") and not mb)
+    rejoins = method in ("spare+repair", "elastic-drop", "elastic-rebalance", "spare-b+repair",
+                         "spare-b+drop") and any(math.isfinite(x) for x in rej)
     sig = cfg.jitter_sigma
-    if method == "elastic-rebalance" and model != "step":
+    if (method == "elastic-rebalance" or method.startswith("spare-b")) and model != "step":
         sig = cfg.jitter_sigma * math.sqrt(b)
-    quorum = math.ceil(round(cfg.min_live * N, 9)) if method == "elastic-drop" else 0
+    quorum = math.ceil(round(cfg.min_live * N, 9)) \
+        if method in ("elastic-drop", "spare-b+drop") else 0
+    st = _MicroState(N, r, b, method == "spare-b+drop", quorum) if mb else None
     base = ruler_layout(N, r).stacks.copy() if spare else None
     stacks, S = (base.copy() if spare else None), 1
     load = b  # elastic-rebalance: micro-batches per survivor
@@ -103,6 +109,8 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
         nf[w], cur[w] = renew(w, at)
         if rejoins:
             revive[w] = at + rej[c]
+        if mb:
+            st.notice(w)
         pend_det = max(pend_det, det[c])
 
     def compute(w: int, t0: float, n: int, u: float) -> tuple[float, bool]:
@@ -142,6 +150,8 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
                         stacks, S = plan.stacks.copy(), plan.depth
             if method == "elastic-rebalance":
                 load, fetch = -(-N * b // n_alive), True
+            if mb:
+                st.rejoin(alive)
             rs = cfg.stall_s if cfg.rejoin_stall_s is None else cfg.rejoin_stall_s
             t += rs
             down += rs
@@ -164,6 +174,8 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
                     continue
                 if spare:
                     n, u = (patch[w] if retry else S), unit
+                elif mb:
+                    n, u = (st.patch[w] if retry else st.load[w]), unit / b
                 elif method == "elastic-rebalance":
                     n, u = (patch[w] if retry else load), unit / b
                 elif method == "elastic-drop":
@@ -174,13 +186,13 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
                     n, u = r, unit
                 tw, failed = compute(w, t + delay, n, u)
                 if failed:
-                    lost += load + (patch[w] if retry else 0)
+                    lost += load + (patch[w] if retry and not mb else 0)
                     kill(w, tw)
                     flagged += 1
                 tbar = max(tbar, tw)
             for w in range(N):
                 if alive[w] and nf[w] <= tbar:
-                    lost += load + (patch[w] if retry else 0)
+                    lost += load + (patch[w] if retry and not mb else 0)
                     kill(w, tbar)
                     flagged += 1
             if jp < len(jobs) and jobs[jp][0] <= tbar:
@@ -194,9 +206,13 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
             down += pend_det
             pend_det = 0.0
             n_alive = sum(alive)
+            outcome = ""
             if spare:
                 plan = rectlr(stacks, np.array(alive), S)
                 wiped = plan.outcome == "wipeout"
+            elif mb:
+                outcome = st.resolve(alive, retry)
+                wiped = outcome == "wipeout"
             elif method in ("rep", "ckpt"):
                 wiped = any(all(not alive[w] for w in range(i, min(N, i + r)))
                             for i in range(0, N, r))
@@ -209,6 +225,9 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
             down += cfg.stall_s
             if spare and plan.outcome == "reordered":
                 stacks, S, patch, retry = plan.stacks.copy(), plan.depth, plan.patch, True
+                continue
+            if outcome == "retry":
+                retry = True
                 continue
             if method == "elastic-rebalance":
                 share = -(-lost // n_alive)
@@ -258,12 +277,15 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
             restarts += 1
             slow = stragglers(restarts)
             stacks, S, load, fetch = (base.copy() if spare else None), 1, b, False
+            if mb:
+                st.reset()
             redone += committed - last
             committed, samples = last, last_samples
             continue
         committed += 1
         loads.append((load, N - sum(alive)))
-        samples += sum(alive) / N if method == "elastic-drop" else 1.0
+        samples += sum(alive) / N if method == "elastic-drop" else \
+            (st.covered / N if mb else 1.0)
         done = samples >= cfg.steps
         if C is not None and (committed % C == 0 or done):
             if not done and jp < len(jobs) and jobs[jp][0] <= t:
@@ -281,4 +303,94 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
                     break
     return {"total_s": t, "down_s": down, "full_restarts": restarts, "masked_failures": masked,
             "rejoins": rejoined, "steps_redone": redone, "job_failures": job_fails,
+            "samples": samples,
             "loads": loads}
+
+
+class _MicroState:
+    """SPARe-b's assignment in the oracle: the step's least makespan (micro-batch RECTLR's
+    incremental kernel, deaths logged in notice order), what each survivor has done in the step,
+    and the retry's patch (its least-makespan flow over the lost micro-batches; with drop, the
+    uncovered types are dropped and commits weigh covered / N)."""
+
+    def __init__(self, N: int, r: int, b: int, drop: bool, quorum: int) -> None:
+        from spare_lib.rectlr.microbatch import microbatch_workspace
+        from spare_lib.rectlr.microbatch_inc import microbatch_inc_mode
+
+        self.N, self.b, self.drop, self.quorum = N, b, drop, quorum
+        self.stacks = np.ascontiguousarray(ruler_layout(N, r).stacks, dtype=np.int64)
+        self.wa, self.wb = microbatch_workspace(self.stacks), microbatch_workspace(self.stacks)
+        microbatch_inc_mode(self.wa[6], True)
+        self.zero = np.zeros_like(self.stacks)
+        self.own = np.zeros_like(self.stacks)
+        self.reset()
+
+    def notice(self, w: int) -> None:
+        from spare_lib.rectlr.microbatch_inc import microbatch_inc_notice
+
+        microbatch_inc_notice(w, self.wa[6], self.wa[7])
+
+    def _assign(self, alive: list[bool]) -> bool:
+        from spare_lib.rectlr.microbatch_inc import (
+            microbatch_inc_invalidate,
+            microbatch_kernel_inc,
+            microbatch_patch_drop,
+        )
+
+        al = np.array(alive, dtype=np.bool_)
+        if self.covered == self.N:
+            out, L, _m = microbatch_kernel_inc(self.stacks, al, self.b, *self.wa)
+            if out != 2:
+                self.L, self.load = int(L), [int(x) for x in self.wa[3].sum(axis=1)]
+                return True
+            if not self.drop:
+                return False
+        out, L, _m = microbatch_patch_drop(self.stacks, al, self.b, self.zero, self.zero, False,
+                                           *self.wa)
+        microbatch_inc_invalidate(self.wa[6])
+        if out == 2:
+            return False
+        x = np.zeros(self.N, dtype=np.int64)  # micro-batches assigned per type
+        np.add.at(x, self.stacks.ravel(), self.wa[3].ravel())
+        self.covered = int(np.count_nonzero(x))
+        if self.covered < self.quorum or self.covered == 0:
+            return False
+        self.L, self.load = int(L), [int(v) for v in self.wa[3].sum(axis=1)]
+        return True
+
+    def reset(self) -> None:
+        from spare_lib.rectlr.microbatch_inc import microbatch_inc_invalidate
+
+        microbatch_inc_invalidate(self.wa[6])
+        self.covered = self.N
+        self.patch = [0] * self.N
+        self._assign([True] * self.N)
+
+    def rejoin(self, alive: list[bool]) -> None:
+        from spare_lib.rectlr.microbatch_inc import microbatch_inc_invalidate
+
+        microbatch_inc_invalidate(self.wa[6])
+        self.covered = self.N
+        assert self._assign(alive)
+
+    def resolve(self, alive: list[bool], retry: bool) -> str:
+        """After an attempt with failures: 'commit', 'retry' or 'wipeout'."""
+        from spare_lib.rectlr.microbatch_inc import microbatch_patch, microbatch_patch_drop
+
+        given = self.wb[3] if retry else self.wa[3]
+        live = np.array(alive, dtype=np.bool_)
+        self.own = np.where(live[:, None], (self.own if retry else 0) + given, 0)
+        self.own = np.ascontiguousarray(self.own, dtype=np.int64)
+        if not self._assign(alive):
+            return "wipeout"
+        kernel = microbatch_patch if self.covered == self.N else microbatch_patch_drop
+        out, _lp, _lost = kernel(self.stacks, live, self.b, self.own, self.own, False, *self.wb)
+        if out == 0:
+            return "commit"
+        z = self.wb[3]
+        # every micro-batch of a covered type is done exactly once by a live holder of it
+        x = np.zeros(self.N, dtype=np.int64)
+        np.add.at(x, self.stacks.ravel(), (self.own + z).ravel())
+        assert np.all(z[~live] == 0) and set(np.unique(x)) <= {0, self.b}
+        self.patch = [int(v) for v in z.sum(axis=1)]
+        return "retry"

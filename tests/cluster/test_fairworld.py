@@ -125,9 +125,9 @@ def test_job_share_one_makes_every_method_ckpt_only(mixes: dict, method: str,
     Per-unit jitter draws the same factors for SPARe, spare+repair, elastic-drop and CKPT-only
     (one 64-s unit each), and for Rep with its paper draw (one of r·64 s) against CKPT-only on
     r·64 s; elastic-rebalance's b micro-batches draw b factors, so it is compared under the
-    'step' model, whose one factor per group per attempt every method shares."""
+    'step' model, whose one factor per group per attempt every method shares (so are SPARe-b's)."""
     r = 3 if METHODS[method].redundancy else 1
-    jitter = "step" if method == "elastic-rebalance" else "paper"
+    jitter = "step" if METHODS[method].microbatch else "paper"
     cfg = h100_600k(40, steps=300, failure_mix=mixes["job"], system_mtbf_s=1500.0,
                     restart_s=900.0, jitter_model=jitter)
     kw = dict(seed=4, failure_seed=11, barrier=barrier if jitter == "paper" else "direct")

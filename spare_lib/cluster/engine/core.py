@@ -441,7 +441,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
         committed += 1
         commits += 1
         sum_s += hooks.depth(code, ms)
-        weight = hooks.weight(code, n_alive, N)
+        weight = hooks.weight(code, n_alive, N, ms)
         samples += weight
         samples_all += weight
         if samples >= steps_f:

@@ -20,6 +20,13 @@ The planner searches and explains with a fast model before (or instead of) simul
     1/E[(N−K)/N] times the steps, and both lose the stall of every failure (1/m) and rejoin
     batch, and rebalance the fetch after each change of assignment (2/m).
 
+  - SPARe-b (issue 25): SPARe's closed form (Eq. 2 at t_f = μ(N, r)·m) with S̄_b, the
+    makespan's global bound Σ_k P0(k)⌈N·b/(N − k)⌉ / (b Σ_k P0(k))
+    (:func:`spare_lib.theory.microbatch.sbar_b_global`; a lower bound, within 2 % of the Monte
+    Carlo at r ≥ 8, docs/microbatch.md); SPARe-b+repair as SPARe+repair with
+    S̄ = E[⌈N·b/(N − K)⌉]/b; SPARe-b+drop the same without wipe-out restarts (a wipe-out drops
+    types instead), paying the stall of every failure and rejoin batch, as the elastic methods.
+
   Like Eq. 7 these ignore the barrier's maximum over N jittered groups (the simulator's ≈ +10
   to +15 % per step); they rank candidates, the simulation decides.
 
@@ -47,7 +54,7 @@ from spare_lib.registry.methods import method
 REPAIR_FLAT = 0.002
 
 #: The note printed for methods the chosen fast model does not cover.
-CLOSED_NOTE = ("SPARe+repair and the elastic methods: closed forms (away groups ~ Poisson(rejoin "
+CLOSED_NOTE = ("SPARe+repair, SPARe-b and the elastic methods: closed forms (away groups ~ Poisson(rejoin "
                "time / m); docs/strategies.md), which ignore the barrier's jitter")
 
 
@@ -94,6 +101,49 @@ def repair_curve(spec: ClusterSpec, r_max: int, steps: int,
         ttt = s_bar * step / (comp + ta) / avail if avail > 0 else math.inf
         out.append(_point(spec, name, r, tw / m, tw, s_bar, step, C, avail, ttt))
     return tuple(out)
+
+
+def microbatch_curve(spec: ClusterSpec, r_max: int, steps: int,
+                     name: str) -> tuple[ClosedFormPoint, ...]:
+    """Closed-form SPARe-b, SPARe-b+repair or SPARe-b+drop for r = 2..r_max (module
+    docstring)."""
+    from spare_lib import theory as th
+    from spare_lib.theory.microbatch import sbar_b_global
+
+    b = int(spec.knob("microbatches"))
+    m = method(name)
+    if not m.rejoins:
+        out = []
+        comp, ta, mtbf = spec.compute_per_stack_s, spec.allreduce_s, spec.system_mtbf_s
+        cfg = spec.cluster_config(steps)
+        for r in range(2, r_max + 1):
+            s_bar = sbar_b_global(spec.N, r, b)
+            mu = float(th.mu_finite(spec.N, r))
+            step = s_bar * comp + ta
+            C = min(analytic_checkpoint_interval(mu * mtbf, step, cfg), steps)
+            avail = float(th.availability_opt(spec.checkpoint_s, mu * mtbf, spec.restart_s))
+            ttt = step / (comp + ta) / avail if avail > 0 else math.inf
+            out.append(_point(spec, name, r, mu, mu * mtbf, s_bar, step, C, avail, ttt))
+        return tuple(out)
+    k, pk = _away_law(spec)
+    s_bar = float(np.sum(pk * np.ceil(b * spec.N / (spec.N - k)))) / b
+    curve = repair_curve(spec, r_max, steps, name)
+    if m.exact_batch:  # repair: SPARe+repair's wipe-outs with the micro-batch overhead
+        return tuple(_rescaled(spec, p, s_bar) for p in curve)
+    drop = elastic_point(spec, "elastic-drop", steps)  # no wipe-out restart: the stalls only
+    comp, ta = spec.compute_per_stack_s, spec.allreduce_s
+    step = s_bar * comp + ta
+    ttt = step / (comp + ta) / drop.availability if drop.availability > 0 else math.inf
+    return tuple(_point(spec, name, p.r, p.mu, p.restart_interval_s, s_bar, step, steps,
+                        drop.availability, ttt) for p in curve)
+
+
+def _rescaled(spec: ClusterSpec, p: ClosedFormPoint, s_bar: float) -> ClosedFormPoint:
+    comp, ta = spec.compute_per_stack_s, spec.allreduce_s
+    step = s_bar * comp + ta
+    ttt = step / (comp + ta) / p.availability if p.availability > 0 else math.inf
+    return _point(spec, p.method, p.r, p.mu, p.restart_interval_s, s_bar, step,
+                  p.checkpoint_steps, p.availability, ttt)
 
 
 def elastic_point(spec: ClusterSpec, name: str, steps: int) -> ClosedFormPoint:
@@ -185,6 +235,8 @@ def fast_model(spec: ClusterSpec, methods: tuple[str, ...], model: str, steps: i
         elif p.model == "predict" and m.predict:
             rs = range(2, p.r_max + 1) if m.layout else range(1, 2)
             curves[name] = tuple(p.point(name, r) for r in rs)
+        elif m.layout and m.microbatch:
+            curves[name] = microbatch_curve(spec, p.r_max, steps, name)
         elif m.layout:
             curves[name] = repair_curve(spec, p.r_max, steps, name)
         else:
@@ -227,4 +279,4 @@ def world_notes(spec: ClusterSpec, model: str, modelled: list[str] | tuple[str, 
 
 
 __all__ = ["CLOSED_NOTE", "world_notes", "REPAIR_FLAT", "FastModel", "elastic_point", "fast_model",
-           "repair_curve"]
+           "microbatch_curve", "repair_curve"]

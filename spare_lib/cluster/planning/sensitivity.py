@@ -26,7 +26,7 @@ from spare_lib.cluster.planning.pipeline import PlanResult, run_plan
 from spare_lib.cluster.planning.request import PlanRequest
 from spare_lib.cluster.planning.spec import RUN_KNOBS, ClusterSpec
 from spare_lib.cluster.planning.stats import CONFIDENCE, _t_interval
-from spare_lib.registry.methods import METHODS, method
+from spare_lib.registry.methods import DEFAULT_STRATEGIES, method
 
 #: The tornado's assumptions: name -> (what it is, {end label: ClusterSpec run knobs}), the
 #: ranges of issue 24. ``mix_job_share`` ends are failure mixes (see :func:`job_share_mix`).
@@ -94,7 +94,7 @@ def world_plan(spec: ClusterSpec, trials: int, *, methods: Sequence[str] | None 
     """Every method (default: all registered) planned on ``spec`` with ``trials`` simulated
     trials (:func:`~spare_lib.cluster.planning.run_plan`). ``quick``: only the fast model's r
     per method and no checkpoint search (a smoke run's size)."""
-    ms = tuple(METHODS) if methods is None else tuple(methods)
+    ms = DEFAULT_STRATEGIES if methods is None else tuple(methods)
     if quick:
         req = {"r_window": 0, "rep_r": (2,), "checkpoint_factors": (), **req}
     backend = "serial" if workers == 1 else "processes"

@@ -28,15 +28,16 @@ from spare_lib._util.validate import check_int, check_positive
 from spare_lib.cluster.config import ClusterConfig
 from spare_lib.cluster.planning.models import fast_model
 from spare_lib.cluster.planning.spec import RUN_KNOBS, ClusterSpec
-from spare_lib.registry.methods import METHODS, check_methods
+from spare_lib.registry.methods import DEFAULT_STRATEGIES, METHODS, check_methods
 from spare_lib.registry.methods import method as method_spec
 
-#: Every registered method (what ``--strategies all`` means), their labels, the ones whose failed
-#: groups rejoin, and the ones that keep the global batch exact (all from the method registry).
-STRATEGIES = tuple(METHODS)
+#: The default strategies (the registry's DEFAULT_STRATEGIES: every method but the SPARe-b ones,
+#: which ``--strategies all`` adds), every label, the ones whose failed groups rejoin, and the ones
+#: that keep the global batch exact (all from the method registry).
+STRATEGIES = DEFAULT_STRATEGIES
 STRATEGY_LABELS = {n: m.label for n, m in METHODS.items()}
-REJOINING = tuple(n for n, m in METHODS.items() if m.rejoins)
-EXACT = tuple(n for n, m in METHODS.items() if m.exact_batch)
+REJOINING = tuple(n for n in STRATEGIES if METHODS[n].rejoins)
+EXACT = tuple(n for n in STRATEGIES if METHODS[n].exact_batch)
 #: Default cap of a run's wall time in units of T0 (CKPT-only may never finish).
 MAX_WALL_T0 = 50.0
 

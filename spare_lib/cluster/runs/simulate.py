@@ -365,12 +365,17 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         stacks = _resolve_layout(layout, N, r).stacks
     if barrier not in BARRIERS:
         raise ValueError(f"barrier must be one of {BARRIERS}, got {barrier!r}")
+    if barrier == "sampled" and not bind.sampled_ok(config):
+        raise ValueError(f"barrier must be 'direct' or 'auto' for method={method!r} with "
+                         f"microbatches={config.microbatches} (its groups compute different "
+                         f"loads, which the sampled barrier does not draw), got 'sampled'")
     if barrier == "sampled" and config.jitter_model not in SAMPLED_JITTER:
         raise ValueError(f"barrier must be 'direct' or 'auto' with jitter_model="
                          f"{config.jitter_model!r} (the sampled barrier draws "
                          f"{' and '.join(SAMPLED_JITTER)} only), got 'sampled'")
     sampled = barrier == "sampled" or (barrier == "auto" and N >= AUTO_SAMPLED_N
-                                       and config.jitter_model in SAMPLED_JITTER)
+                                       and config.jitter_model in SAMPLED_JITTER
+                                       and bind.sampled_ok(config))
 
     ss = as_seed_sequence(seed)
     fseed = None
@@ -398,7 +403,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         iout = np.zeros(_N_I, dtype=np.int64)
         per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
         ev = event_buffers(capacity)
-        n_rec = _core(bind.code, state, pi, pf, tr_ptr, tr_times, world.dom_ptr, world.dom_times,
+        n_rec = _core(bind.code_of(config), state, pi, pf, tr_ptr, tr_times, world.dom_ptr, world.dom_times,
                       np.uint64(fseed or 0), rng, fout, iout, per_restart,
                       SAMPLED if sampled else DIRECT, world.classes_tuple(N), world.job_times,
                       world.job_classes, world.straggler_seed, ev)

@@ -19,9 +19,9 @@ through four hooks, each an ``@njit`` function of the method's module:
 
 and, with defaults in :mod:`.dispatch` for methods that do not need them: ``delay`` (time
 before a group's compute, e.g. a data fetch), ``rejoin`` (repaired groups are back), ``depth``
-(stacks per group of a committed step, for S̄) and ``weight`` (share of the global batch a
-commit processes). For the sampled barrier's core: ``sampled`` (called once when the run uses
-it) and ``retry_plan`` (a retry's patch in sparse form: k0 units for every live group but a
+(stacks per group of a committed step, for S̄) and ``weight(n_alive, N, state)`` (share of
+the global batch a commit processes). For the sampled barrier's core: ``sampled`` (called once
+when the run uses it) and ``retry_plan`` (a retry's patch in sparse form: k0 units for every live group but a
 few; without it the core asks ``work`` of every group).
 
 Adding a method: write its module with these hooks and a ``make_state``, give it one
@@ -48,10 +48,11 @@ from spare_lib.cluster.engine.methods._common import (
     WIPEOUT,
     make_state,
 )
-from spare_lib.cluster.engine.methods.dispatch import DROP, REBALANCE, REP, SPARE
+from spare_lib.cluster.engine.methods.dispatch import DROP, REBALANCE, REP, SPARE, SPARE_MB
 from spare_lib.cluster.engine.methods.elastic import make_drop_state, make_rebalance_state
 from spare_lib.cluster.engine.methods.replication import make_rep_state
 from spare_lib.cluster.engine.methods.spare import make_spare_state
+from spare_lib.cluster.engine.methods.spare_mb import make_spare_mb_state
 from spare_lib.registry.methods import METHODS, MethodSpec
 
 
@@ -81,6 +82,24 @@ def _rebalance(N: int, r: int, config: Any, stacks: np.ndarray | None, exact_pat
     return make_rebalance_state(N, config.microbatches)
 
 
+def _spare_b(N: int, r: int, config: Any, stacks: np.ndarray | None, exact_patch: bool,
+             rep_placement: str) -> tuple:
+    # b = 1 is SPARe itself (RECTLR's whole stacks, phase 0): its own state and hooks
+    if config.microbatches == 1:
+        return _spare(N, r, config, stacks, exact_patch, rep_placement)
+    return make_spare_mb_state(np.array(stacks, dtype=np.int64, order="C"), config.microbatches)
+
+
+def _spare_b_drop(N: int, r: int, config: Any, stacks: np.ndarray | None, exact_patch: bool,
+                  rep_placement: str) -> tuple:
+    return make_spare_mb_state(np.array(stacks, dtype=np.int64, order="C"), config.microbatches,
+                               drop=True, quorum=quorum(N, config.min_live))
+
+
+def _spare_b_code(config: Any) -> int:
+    return SPARE if config.microbatches == 1 else SPARE_MB
+
+
 def _shard_sigma(config: Any) -> float:
     return config.jitter_sigma
 
@@ -108,11 +127,24 @@ class Binding:
         (``stacks``: SPARe's base stacks for layout methods, else None).
     unit_sigma : callable
         ``unit_sigma(config)`` -> the relative jitter of one unit of its work.
+    code_for : callable or None
+        ``code_for(config)`` -> the branch when it depends on the run's knobs (SPARe-b: b = 1
+        runs SPARe's hooks); None: always ``code``.
     """
 
     code: int
     state: Callable[..., tuple]
     unit_sigma: Callable[[Any], float] = _shard_sigma
+    code_for: Callable[[Any], int] | None = None
+
+    def code_of(self, config: Any) -> int:
+        """The branch of :mod:`.dispatch` a run with ``config`` takes."""
+        return self.code if self.code_for is None else self.code_for(config)
+
+    def sampled_ok(self, config: Any) -> bool:
+        """Whether the sampled barrier can run it: every branch but SPARe-b's, whose groups
+        compute different loads in a first attempt."""
+        return self.code_of(config) != SPARE_MB
 
 
 #: Method name -> its binding to the engine (exactly the names of the registry).
@@ -123,12 +155,15 @@ BINDINGS: dict[str, Binding] = {
     "spare+repair": Binding(SPARE, _spare),
     "elastic-drop": Binding(DROP, _drop),
     "elastic-rebalance": Binding(REBALANCE, _rebalance, _microbatch_sigma),
+    "spare-b": Binding(SPARE_MB, _spare_b, _microbatch_sigma, _spare_b_code),
+    "spare-b+repair": Binding(SPARE_MB, _spare_b, _microbatch_sigma, _spare_b_code),
+    "spare-b+drop": Binding(SPARE_MB, _spare_b_drop, _microbatch_sigma),
 }
 if set(BINDINGS) != set(METHODS):  # pragma: no cover - a registry edit without its binding
     raise RuntimeError(f"engine bindings {sorted(BINDINGS)} differ from the method registry "
                        f"{sorted(METHODS)}")
 
-#: Method name -> hook code of :mod:`.dispatch`.
+#: Method name -> hook code of :mod:`.dispatch` (SPARe-b's at b ≥ 2; :meth:`Binding.code_of`).
 METHOD_CODES: dict[str, int] = {name: b.code for name, b in BINDINGS.items()}
 
 
@@ -149,7 +184,7 @@ def first_attempt_work(method: str, N: int, r: int, config: Any,
 
         stacks = make_layout(N, r, "ruler").stacks
     ms = bind.state(N, r, config, stacks, False, "consecutive")
-    k, unit_s = dispatch.work(bind.code, False, ms[2][0], ms[6][DEPTH], ms[7][0],
+    k, unit_s = dispatch.work(bind.code_of(config), False, ms[2][0], ms[6][DEPTH], ms[7][0],
                               config.compute_per_stack_s)
     return int(k), float(unit_s), float(bind.unit_sigma(config))
 

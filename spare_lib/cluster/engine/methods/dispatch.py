@@ -33,11 +33,21 @@ from spare_lib.cluster.engine.methods.spare import (
     spare_sampled,
     spare_work,
 )
+from spare_lib.cluster.engine.methods.spare_mb import (
+    spare_mb_delay,
+    spare_mb_notice,
+    spare_mb_rejoin,
+    spare_mb_reset,
+    spare_mb_resolve,
+    spare_mb_weight,
+    spare_mb_work,
+)
 
 SPARE = 0
 REP = 1
 DROP = 2
 REBALANCE = 3
+SPARE_MB = 4
 
 
 @njit(cache=True, inline="always")
@@ -48,6 +58,8 @@ def work(code, retry, g_int, depth, mult, compute_s):  # pragma: no cover
         return rep_work(retry, g_int, depth, mult, compute_s)
     if code == DROP:
         return drop_work(retry, g_int, depth, mult, compute_s)
+    if code == SPARE_MB:
+        return spare_mb_work(retry, g_int, depth, mult, compute_s)
     return rebalance_work(retry, g_int, depth, mult, compute_s)
 
 
@@ -55,6 +67,8 @@ def work(code, retry, g_int, depth, mult, compute_s):  # pragma: no cover
 def delay(code, retry, fetch_s, ms):  # pragma: no cover
     if code == REBALANCE:
         return rebalance_delay(retry, fetch_s, ms)
+    if code == SPARE_MB:
+        return spare_mb_delay(retry, ms)
     return 0.0
 
 
@@ -66,6 +80,8 @@ def notice(code, w, retry, ms):  # pragma: no cover
         rep_notice(w, retry, ms)
     elif code == REBALANCE:
         rebalance_notice(w, retry, ms)
+    elif code == SPARE_MB:
+        spare_mb_notice(w, retry, ms)
 
 
 @njit(cache=True)
@@ -94,6 +110,8 @@ def resolve(code, alive, n_alive, ms):  # pragma: no cover
         return rep_resolve(alive, n_alive, ms)
     if code == DROP:
         return drop_resolve(alive, n_alive, ms)
+    if code == SPARE_MB:
+        return spare_mb_resolve(alive, n_alive, ms)
     return rebalance_resolve(alive, n_alive, ms)
 
 
@@ -105,6 +123,8 @@ def reset(code, ms):  # pragma: no cover
         rep_reset(ms)
     elif code == REBALANCE:
         rebalance_reset(ms)
+    elif code == SPARE_MB:
+        spare_mb_reset(ms)
 
 
 @njit(cache=True)
@@ -113,20 +133,25 @@ def rejoin(code, alive, n_alive, ms):  # pragma: no cover
         spare_rejoin(alive, n_alive, ms)
     elif code == REBALANCE:
         rebalance_rejoin(alive, n_alive, ms)
+    elif code == SPARE_MB:
+        spare_mb_rejoin(alive, n_alive, ms)
 
 
 @njit(cache=True)
 def depth(code, ms):  # pragma: no cover
     """Stacks (shards) per live group of a committed step, for the overhead S̄: S for SPARe,
-    r for Rep (its r shards are one unit of r·64 s), b units of 1/b shard for rebalance."""
-    if code == REBALANCE or code == REP:
+    r for Rep (its r shards are one unit of r·64 s), b units of 1/b shard for rebalance, the
+    least makespan L*/b for SPARe-b."""
+    if code == REBALANCE or code == REP or code == SPARE_MB:
         return ms[6][DEPTH] * ms[7][0]
     return float(ms[6][DEPTH])
 
 
 @njit(cache=True)
-def weight(code, n_alive, N):  # pragma: no cover
-    """Share of the global batch a commit processes (1 unless groups are dropped)."""
+def weight(code, n_alive, N, ms):  # pragma: no cover
+    """Share of the global batch a commit processes (1 unless groups or types are dropped)."""
     if code == DROP:
         return drop_weight(n_alive, N)
+    if code == SPARE_MB:
+        return spare_mb_weight(n_alive, N, ms)
     return 1.0
