@@ -517,3 +517,18 @@ def test_checkpoint_time_follows_the_model_bytes():
     assert spec_from_args(args).checkpoint_s == pytest.approx(2e12 / 3.4e11)
     args = build_parser().parse_args(["plan", "--model-bytes", "2e12", "--checkpoint-s", "7"])
     assert spec_from_args(args).checkpoint_s == 7.0
+
+
+@pytest.mark.parametrize("name", ["spare+repair", "spare-b+repair"])
+def test_closed_form_rejoin_methods_count_the_overhead_once(name):
+    """Closed-form TTT/T0 of the SPARe methods with repair is (step time)/(c + T_a)/A: the
+    overhead S̄ enters through the step only (a second factor S̄ made SPARe+repair's closed-form
+    J too high by the factor S̄, 1 to ≈ 2, beside the other methods)."""
+    spec = planning.cluster_spec(600_000, 1000, system_mtbf_s=300, restart_s=3600,
+                                 checkpoint_s=58.8, rejoin_s=600.0)
+    fm = fast_model(spec, (name,), "finite", 2000)
+    comp, ta = spec.compute_per_stack_s, spec.allreduce_s
+    for p in fm.curves[name]:
+        assert p.ttt_over_t0 * p.availability == pytest.approx(p.step_time_s / (comp + ta),
+                                                               rel=1e-12)
+        assert p.step_time_s >= comp + ta

@@ -11,7 +11,9 @@ The planner searches and explains with a fast model before (or instead of) simul
   not apply: failure domains, the domain-aware layout) the paper's methods are Eqs. 2, 5, 7 and
   the rejoining methods documented approximations (``docs/strategies.md``):
 
-  - SPARe+repair: J(r) = S̄_R / A*(T_w(r)), T_w the mean time between wipe-outs with repair
+  - SPARe+repair: J(r) = (S̄_R·c + T_a) / (c + T_a) / A*(T_w(r)) (c the compute of one
+    stack; the same step-over-failure-free-step form as the methods below), T_w the mean time
+    between wipe-outs with repair
     (:func:`spare_lib.theory.repair.wipeout_with_repair`, repair time ``rejoin_s`` plus half a
     step) and S̄_R = E[c(K)], K ~ Poisson(R/m) groups away;
   - elastic-drop and elastic-rebalance restart only when every group is dead at once (never, in
@@ -27,6 +29,9 @@ The planner searches and explains with a fast model before (or instead of) simul
     S̄ = E[⌈N·b/(N − K)⌉]/b; SPARe-b+drop the same without wipe-out restarts (a wipe-out drops
     types instead), paying the stall of every failure and rejoin batch, as the elastic methods.
 
+  The paper's three keep Eq. 7, J = S̄/A, which leaves T_a out of the ratio: beside these forms
+  it overstates a method with S̄ > 1 by S̄(c + T_a)/(S̄c + T_a) (1.045 at S̄ = 2, c = 64 s,
+  T_a = 6 s); the predictive model (the default) has no such difference.
   Like Eq. 7 these ignore the barrier's maximum over N jittered groups (the simulator's ≈ +10
   to +15 % per step); they rank candidates, the simulation decides.
 
@@ -98,7 +103,7 @@ def repair_curve(spec: ClusterSpec, r_max: int, steps: int,
         avail = float(th.availability_opt(spec.checkpoint_s, tw, spec.restart_s))
         step = s_bar * comp + ta
         C = min(analytic_checkpoint_interval(min(tw, 1e15), step, cfg), steps)
-        ttt = s_bar * step / (comp + ta) / avail if avail > 0 else math.inf
+        ttt = step / (comp + ta) / avail if avail > 0 else math.inf  # S̄_R once, in the step
         out.append(_point(spec, name, r, tw / m, tw, s_bar, step, C, avail, ttt))
     return tuple(out)
 
