@@ -183,6 +183,79 @@ def correlated_values(results_dir: Path = RESULTS_DIR) -> dict[str, Any]:
     return out
 
 
+def _grid_point(row: Any) -> dict[str, Any]:
+    """One simulated point of notebook 55's grids: its setting, the model and the simulation."""
+    out = {k: row[k].item() if hasattr(row[k], "item") else row[k]
+           for k in ("method", "N", "r", "C", "model_ttt", "sim_ttt", "sim_ttt_se", "sim_avail")}
+    if "system_mtbf_s" in row.index:
+        out.update(config_id=int(row["config_id"]), m_min=float(row["system_mtbf_s"]) / 60,
+                   t_r_min=float(row["restart_s"]) / 60, k=float(row["weibull_shape"]))
+    return out
+
+
+def predict_values(results_dir: Path = RESULTS_DIR) -> dict[str, Any]:
+    """``docs/predictive_model.md``: the model's terms at the paper's three SPARe optima
+    (N = 200 / 600 / 1000, r = 9 / 8 / 9 on ``h100_600k``; the barrier factor E[max] − 1, the
+    mean restart over T_r, the groups dead at the first poll), and aggregates of notebook 55's
+    grids: Eq. 7's error at the simulator's best point per (method, N), Rep's gain of r = 3 over
+    r = 2, the wider grid's axes, its worst points, and the (setting, method) pairs whose model
+    r lies outside the simulator's tie set, with their model and simulated TTT/T0."""
+    import pandas as pd
+
+    from spare_lib.cluster import h100_600k
+    from spare_lib.theory.predict import predict
+
+    d = Path(results_dir)
+    paper = pd.read_csv(d / "predict_paper_grid.csv")
+    wide = pd.read_csv(d / "predict_wide_grid.csv")
+    agree = pd.read_csv(d / "predict_r_agreement.csv")
+    out: dict[str, Any] = {}
+    ratios = []
+    for N, r in ((200, 9), (600, 8), (1000, 9)):
+        c = h100_600k(N)
+        C = int(paper[(paper.method == "spare") & (paper.N == N) & (paper.r == r)].C.iloc[0])
+        p = predict("spare", N, r, C, c)
+        ratios.append(p.restart_s / c.restart_s)
+        out[f"N{N}"] = {"r": r, "C": C, "barrier_pct": 100 * (p.barrier_factor - 1),
+                        "restart_over_t_r": ratios[-1], "prefail_pct": 100 * p.prefail_fraction,
+                        "jitter_min": c.jitter_min, "compute_per_stack_s": c.compute_per_stack_s}
+    out["restart_over_t_r_min"], out["restart_over_t_r_max"] = min(ratios), max(ratios)
+    best = paper.loc[paper.groupby(["method", "N"]).sim_ttt.idxmin()]
+    out["eq7_below_at_best_min_pct"] = float(-best.err_eq7_pct.max())
+    out["eq7_below_at_best_max_pct"] = float(-best.err_eq7_pct.min())
+    rep = paper[paper.method == "rep"].pivot(index="N", columns="r", values="sim_ttt")
+    gain = 100 * (rep[2] / rep[3] - 1)
+    out["rep_r3_gain_min_pct"], out["rep_r3_gain_max_pct"] = float(gain.min()), float(gain.max())
+    worst = paper.loc[paper.err_model_pct.abs().nlargest(3).index]
+    out["paper_worst"] = [_grid_point(row) for _, row in worst.iterrows()]
+    out["wide_worst"] = _grid_point(wide.loc[wide.err_model_pct.abs().idxmax()])
+    out["wide_axes"] = {"m_min": sorted({float(v) / 60 for v in wide.system_mtbf_s}),
+                        "t_r_min": sorted({float(v) / 60 for v in wide.restart_s}),
+                        "k": sorted({float(v) for v in wide.weibull_shape}),
+                        "N": sorted({int(v) for v in wide.N})}
+    misses = []
+    for _, row in agree[~agree.agree.astype(bool)].iterrows():
+        pts = wide[(wide.config_id == row.config_id) & (wide.method == row.method)].sort_values("r")
+        by = pts.set_index("r")
+        sim_r, mod_r = int(row.sim_best_r), int(row.model_r)
+        misses.append({"points": [_grid_point(p) for _, p in pts.iterrows()],
+                       "sim_best_r": sim_r, "model_r": mod_r,
+                       "model_gap_pct": 100 * float(by.at[sim_r, "model_ttt"]
+                                                    / by.at[mod_r, "model_ttt"] - 1),
+                       "sim_gap_pct": 100 * float(by.at[mod_r, "sim_ttt"]
+                                                  / by.at[sim_r, "sim_ttt"] - 1)})
+    out["r_agreement"] = {"pairs": len(agree), "agree": int(agree.agree.sum()),
+                          "rep_pairs": int((agree.method == "rep").sum()),
+                          "rep_agree": int(agree[agree.method == "rep"].agree.sum()),
+                          "misses": misses}
+    conv = pd.read_csv(d / "mu_convention.csv").set_index(["mu_convention", "N"])
+    col = "max_err_mu_closed_r_ge_3_pct"
+    out["mu_convention"] = {"endured_worst_pct": float(conv.xs("endured")[col].max()),
+                            "endured_worst_N": int(conv.xs("endured")[col].idxmax()),
+                            "index_worst_pct": float(conv.xs("index")[col].max())}
+    return out
+
+
 #: Section name -> the function that computes it (those taking ``results_dir`` read results).
 SECTIONS: dict[str, Callable[..., dict[str, Any]]] = {
     "stall_rule": stall_rule_values,
@@ -191,9 +264,10 @@ SECTIONS: dict[str, Callable[..., dict[str, Any]]] = {
     "constants": constants_values,
     "readme_plan": readme_plan_values,
     "correlated": correlated_values,
+    "predict": predict_values,
 }
 #: The sections computed from committed results files (they take ``results_dir``).
-FROM_RESULTS = frozenset({"repair", "readme_plan", "correlated"})
+FROM_RESULTS = frozenset({"repair", "readme_plan", "correlated", "predict"})
 
 
 def doc_values(results_dir: Path = RESULTS_DIR) -> dict[str, Any]:

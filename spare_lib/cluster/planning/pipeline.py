@@ -200,8 +200,11 @@ def _model_spec(req: PlanRequest) -> tuple[ClusterSpec, Any]:
 
 def _trace_horizon(req: PlanRequest, fast: FastModel, cands: dict[str, tuple[int, ...]],
                    src: Any, steps: int) -> Any:
-    """The trace source with its first horizon: 1.5 × the slowest candidate's model TTT."""
+    """The trace source with its first horizon: ``HORIZON_MARGIN`` × the slowest candidate's
+    model TTT."""
     import dataclasses
+
+    from spare_lib.cluster.planning.traces import HORIZON_MARGIN
 
     t0 = req.spec.cluster_config(steps).t0_s()
     if req.trace.horizon_s is not None:
@@ -210,7 +213,7 @@ def _trace_horizon(req: PlanRequest, fast: FastModel, cands: dict[str, tuple[int
         slow = max((fast.point(n, r).ttt_over_t0 for n, rs in cands.items() for r in rs),
                    default=1.0)
         slow = slow if math.isfinite(slow) else req.run_cap_t0
-        horizon = min(1.5 * slow, req.run_cap_t0) * t0
+        horizon = min(HORIZON_MARGIN * slow, req.run_cap_t0) * t0
     return dataclasses.replace(src, first_chunks=max(1, math.ceil(horizon / src.chunk_s)))
 
 
