@@ -325,7 +325,7 @@ def test_too_few_restarts_are_flagged_with_a_steps_hint():
             "--workers", "2")
     assert p.returncode == 0, p.stderr
     assert "fewer than 5 global restarts per run on average" in p.stdout
-    assert "rerun with --steps" in p.stdout and "[given: 300 steps]" in p.stdout
+    assert "rerun with --plan-steps" in p.stdout and "[given: 300 steps]" in p.stdout
     q = run("plan", *LLAMA, "--simulate", "1", "--checkpoint-factors", "none", "--spare-r", "2",
             "--rep-r", "2", "--strategies", "spare,rep", "--workers", "2", "--json")
     assert q.returncode == 0, q.stderr

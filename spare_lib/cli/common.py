@@ -98,13 +98,6 @@ def int_set(name: str):  # noqa: ANN201 - argparse type factory
     return conv
 
 
-def steps_arg(text: str) -> int | str:
-    """``--steps``: an integer >= 1 or 'auto'."""
-    if text.strip().lower() == "auto":
-        return "auto"
-    return positive_int("--steps")(text)
-
-
 #: Knobs of the cluster flags every command shares (``plan``, ``simulate``, ``design``).
 CLUSTER_KNOBS = ("gpus", "gpus_per_group", "gpu_mtbf_s", "system_mtbf_s", "restart_s",
                  "checkpoint_s", "step_s", "allreduce_s", "allreduce", "model_bytes",
