@@ -64,7 +64,11 @@ from spare_lib.theory.predict.cycle import (
     _time_to,
 )
 from spare_lib.theory.predict.cycle import clear_caches as _clear_caches
-from spare_lib.theory.predict.jobwide import check_job, with_job_failures
+from spare_lib.theory.predict.jobwide import (
+    chain_restart_laws,
+    check_job,
+    laws_with_job_failures,
+)
 from spare_lib.theory.predict.rejoin import REJOIN_METHODS
 from spare_lib.theory.predict.rejoin_model import clear_caches as _clear_rejoin_caches
 from spare_lib.theory.predict.rejoin_model import rejoin_fields, rejoin_key
@@ -294,15 +298,16 @@ def _paper_prediction(method: str, N: int, r: int, C: int | None, key: tuple, st
     cfg = _Cfg(key)
     ckpt_per_step = cfg.checkpoint_s / C if C else 0.0
     R, windows, prefail, first, ss, transient, t_eq = _cycles(method, N, r, layout, mech, key)
-    p_job = 0.0
-    if nu > 0.0:  # job-wide failures: one more term of every cycle's hazard
-        first, _ = with_job_failures(first, nu, detect)
-        ss, p_job = with_job_failures(ss, nu, detect)
-        transient = [(t, Rt, with_job_failures(c, nu, detect)[0]) for t, Rt, c in transient]
+    laws = [(0.0, 0.0, first)] + transient + [(t_eq, R, ss)]
+    p_job, masked_change = 0.0, 0.0
+    if nu > 0.0:  # job-wide failures: a term of every cycle's hazard, restarts started again
+        laws, p_jobs = laws_with_job_failures(laws, nu, detect,
+                                              chain_restart_laws(laws, N, mech, key))
+        first, ss, p_job = laws[0][2], laws[-1][2], p_jobs[-1]
+        masked_change = ss.masked_change
     # ---- the run: the first cycle (fresh clocks from t = 0), then restart + cycle units
     # (transient restarts, then equilibrium), as a chain over the checkpoint lattice ----
-    run = _run_on_lattice([(0.0, 0.0, first)] + transient + [(t_eq, R, ss)], C, steps,
-                          ckpt_per_step)
+    run = _run_on_lattice(laws, C, steps, ckpt_per_step)
     first = first.with_checkpoints(ckpt_per_step)
     ss = ss.with_checkpoints(ckpt_per_step)
     restarts = run["restarts"]
@@ -312,11 +317,15 @@ def _paper_prediction(method: str, N: int, r: int, C: int | None, key: tuple, st
     # groups already dead at the first poll are part of n(τ) and hence of K
     fails_cycle = _mu_index(method, N, r, layout)
     shrink_total = 0.0
-    if method != "ckpt":
-        masked = restarts * max(fails_cycle - 1.0, 0.0) + _time_to(first, steps)[1] * float(
-            first.n_surv[-1])
+    if method != "ckpt":  # (job-wide failures: fewer masked per cycle, Eq. J2 of .jobwide)
+        masked = restarts * max(fails_cycle - 1.0 + masked_change, 0.0) + _time_to(
+            first, steps)[1] * float(first.n_surv[-1])
         shrink_total = cfg.shrink_s * masked
-    down = run["restart_time"] + shrink_total + restarts * p_job * detect
+    detect_total = restarts * p_job * detect  # job-wide failures' detection waits
+    # one stall per masked failure; when failures come faster than attempts (λ·step ≫ 1) one
+    # stall covers several, and the count could pass the training time: capped at it
+    shrink_total = min(shrink_total, max(total - run["restart_time"] - detect_total, 0.0))
+    down = run["restart_time"] + shrink_total + detect_total
     t0 = steps * (cfg.compute_per_stack_s + cfg.allreduce_s)
     tstep, ev, away = _per_committed_step(ss, ckpt_per_step)
     n_ckpt = float(-(-steps // C)) if C else 0.0
