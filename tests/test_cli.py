@@ -325,7 +325,7 @@ def test_too_few_restarts_are_flagged_with_a_steps_hint():
             "--workers", "2")
     assert p.returncode == 0, p.stderr
     assert "fewer than 5 global restarts per run on average" in p.stdout
-    assert "rerun with --steps" in p.stdout and "[given: 300 steps]" in p.stdout
+    assert "rerun with --plan-steps" in p.stdout and "[given: 300 steps]" in p.stdout
     q = run("plan", *LLAMA, "--simulate", "1", "--checkpoint-factors", "none", "--spare-r", "2",
             "--rep-r", "2", "--strategies", "spare,rep", "--workers", "2", "--json")
     assert q.returncode == 0, q.stderr
@@ -631,14 +631,19 @@ def test_a_domain_share_without_domains_falls_back_to_the_closed_forms():
         "used instead" in d["model_notes"]
 
 
-@pytest.mark.xfail(strict=True, reason="library bug: flag_names turns the word 'model' of a "
-                   "library message into '--model' and keeps its 'config.' prefix: 'config."
-                   "--domain-fault-share must be 0: the --model has independent group clocks "
-                   "only' (no longer reached by spare plan, which falls back to the closed forms)")
 def test_flag_names_keeps_prose_words_and_drops_the_config_prefix():
+    """A knob whose name is also a word (model, steps, seed, layout) is a flag only where a
+    library message uses it as a parameter; ``config.`` goes (the flag names it)."""
     from spare_lib.cli.common import flag_names
 
     line = flag_names("config.domain_fault_share must be 0: the model has independent group "
                       "clocks only")
     assert "config." not in line and "the --model" not in line
-    assert line.startswith("--domain-fault-share must be 0")
+    assert line == "--domain-fault-share must be 0: the model has independent group clocks only"
+    assert flag_names("steps must be >= 1, got 0") == "--steps must be >= 1, got 0"
+    assert flag_names("config.steps must be >= 1") == "--steps must be >= 1"
+    assert flag_names("model must be one of ('predict',)") == "--model must be one of ('predict',)"
+    assert flag_names("seed=3 and the seed of every trial") == "--seed=3 and the seed of every trial"
+    assert flag_names("a model must be given") == "a model must be given"
+    assert flag_names("restart_s must be finite (the restart_s knob)") == \
+        "--restart-s must be finite (the --restart-s knob)"

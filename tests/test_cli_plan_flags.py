@@ -44,7 +44,8 @@ from cli_runner import Completed, run
 SMALL = ("--gpus", "200000", "--gpus-per-group", "10000")
 #: N = 20 groups for the log (m ~ 15 min from its faults, 10x fewer servers to synthesize).
 SMALL_LOG = ("--gpus", "20000", "--gpus-per-group", "1000", "--failures", "{log}")
-SIM = ("--simulate", "2", "--steps", "150", "--checkpoint-factors", "none", "--backend", "serial")
+SIM = ("--simulate", "2", "--plan-steps", "150", "--checkpoint-factors", "none", "--backend",
+       "serial")
 
 #: The base command line of each mode (after ``plan``); {log} is the fault log.
 MODES: dict[str, tuple[str, ...]] = {
@@ -95,6 +96,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "--checkpoint-factors": ("0.5,2",),
     "--model": ("finite",),
     "--simulate": ("1",),
+    "--plan-steps": ("100",),
     "--steps": ("100",),
     "--max-trials": ("4",),
     "--min-restarts": ("1",),
@@ -134,7 +136,7 @@ VALUES: dict[str, tuple[str, ...]] = {
 #: Flags that only act with --simulate (refused without it), as check_plan_flags documents:
 #: the fast model reads none of them (Rep's placement is the same closed form, the seed draws
 #: nothing, the log's placement, checkpoint rule and chunks shape only the simulated failures).
-SIMULATE_ONLY = {"--steps", "--max-trials", "--spare-r", "--rep-r", "--r-window",
+SIMULATE_ONLY = {"--plan-steps", "--steps", "--max-trials", "--spare-r", "--rep-r", "--r-window",
                  "--checkpoint-factors", "--min-restarts", "--run-cap-t0", "--no-common-failures",
                  "--seed", "--rep-placement", "--failures-placement", "--failures-checkpoint",
                  "--failures-chunk-s", "--workers", "--backend", "--scheduler", "--cache-dir",
@@ -194,17 +196,25 @@ def value(flag: str, mode: str) -> tuple[str, ...]:
         return (str(v * 3 // 2 if flag == "--gpus" else v // 2),)
     if flag in base:
         return {"--strategies": ("spare,elastic-drop",), "--simulate": ("3",),
-                "--steps": ("100",), "--checkpoint-factors": ("0.5,2",),
+                "--plan-steps": ("100",), "--checkpoint-factors": ("0.5,2",),
                 "--backend": ("processes",), "--failures": ("{log2}",)}[flag]
     return VALUES[flag]
 
 
+#: Old spellings of a flag (registry ``old_flags``): given in place of the base's flag.
+OLD_SPELLINGS = {"--steps": "--plan-steps"}
+
+
 def argv(mode: str, flag: str | None, *, as_json: bool = True) -> list[str]:
-    """The command line of ``mode`` with ``flag`` given (replacing the base's value)."""
+    """The command line of ``mode`` with ``flag`` given (replacing the base's value; an old
+    spelling replaces the base's flag and its value)."""
     args = list(MODES[mode])
     if flag == "--json":
         return args  # the base prints JSON; this case prints text
-    if flag is not None:
+    if flag in OLD_SPELLINGS and OLD_SPELLINGS[flag] in args:
+        i = args.index(OLD_SPELLINGS[flag])
+        args[i:i + 2] = [flag, *value(OLD_SPELLINGS[flag], mode)]
+    elif flag is not None:
         toks = value(flag, mode)
         if flag in args:
             i = args.index(flag)
@@ -357,7 +367,8 @@ def test_every_flag_acts_or_is_refused(mode: str, flag: str, logs: dict[str, str
 SCHEMA_CASES = {**MODES,
                 "model finite": (*SMALL, "--model", "finite"),
                 "model paper": (*SMALL, "--model", "paper"),
-                "one trial": (*SMALL, "--simulate", "1", "--steps", "150", "--checkpoint-factors",
+                "one trial": (*SMALL, "--simulate", "1", "--plan-steps", "150",
+                              "--checkpoint-factors",
                               "none", "--backend", "serial"),
                 "nothing trains": (*SMALL, "--restart-min", "600", "--simulate", "2", "--steps",
                                    "50", "--run-cap-t0", "2", "--checkpoint-factors", "none",

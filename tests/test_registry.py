@@ -213,16 +213,49 @@ def _flag_owners() -> dict[str, list[str]]:
     return out
 
 
-_STEPS = pytest.mark.xfail(strict=True, reason="library bug: two knobs share the flag --steps: "
-                           "'steps' (ClusterConfig, spare simulate, sweeps) and 'plan_steps' "
-                           "(spare plan, an integer or 'auto'; PlanRequest.steps and the JSON "
-                           "key 'steps'): one quantity, two knobs, one flag")
-
-
-@pytest.mark.parametrize("flag", [pytest.param(f, marks=[_STEPS] if f == "--steps" else [])
-                                  for f in sorted(_flag_owners())])
+@pytest.mark.parametrize("flag", sorted(_flag_owners()))
 def test_no_two_knobs_share_a_flag(flag):
     assert len(_flag_owners()[flag]) == 1, _flag_owners()[flag]
+
+
+def test_steps_and_plan_steps_have_one_flag_each():
+    """The run length of a config (``steps``, ``spare simulate --steps``) and the planner's
+    (``plan_steps``, an integer or 'auto', ``spare plan --plan-steps``) were two knobs behind one
+    flag; ``spare plan --steps`` stays as the old spelling of ``--plan-steps``."""
+    assert KNOBS["steps"].cli_flag == "--steps" and KNOBS["plan_steps"].cli_flag == "--plan-steps"
+    assert KNOBS["plan_steps"].old_flags == ("--steps",)
+    assert "--steps" not in _flag_owners()["--plan-steps"]
+
+
+def _old_flags() -> list[tuple[str, str]]:
+    return [(k.name, f) for k in KNOBS.values() for f in k.old_flags]
+
+
+@pytest.mark.parametrize(("name", "old"), _old_flags())
+def test_an_old_spelling_is_its_knob_where_no_other_knob_takes_it(name, old):
+    """In every command that takes the knob, its old spelling gives the same value as its flag,
+    is reported as typed, is refused together with the flag, and belongs to no other knob of
+    that command."""
+    from spare_lib.cli.knobs import given_flag, knob_given, knob_value, old_dest
+
+    k = KNOBS[name]
+    value = "3" if k.kind in ("int", "float", "str") else k.choices[-1]
+    seen = 0
+    for path, sub in _subparsers(build_parser()):
+        dests = {o: a.dest for a in sub._actions for o in a.option_strings}
+        if k.cli_flag not in dests:
+            assert dests.get(old, "").split("__")[0] != name, (path, old)
+            continue
+        seen += 1
+        assert dests[old] == old_dest(name, old), (path, old, dests[old])
+        new_args = sub.parse_args([k.cli_flag, value])
+        old_args = sub.parse_args([old, value])
+        assert knob_value(old_args, name) == knob_value(new_args, name), path
+        assert knob_given(old_args, name) and given_flag(old_args, name) == old
+        assert given_flag(new_args, name) == k.cli_flag
+        with pytest.raises(SystemExit):
+            sub.parse_args([k.cli_flag, value, old, value])
+    assert seen >= 1
 
 
 _MINUTES_OR_HOURS = re.compile(r"^--[\w-]+-(min|mins|minute|minutes|h|hr|hrs|hour|hours|d|day|days)$")

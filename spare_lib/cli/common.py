@@ -98,13 +98,6 @@ def int_set(name: str):  # noqa: ANN201 - argparse type factory
     return conv
 
 
-def steps_arg(text: str) -> int | str:
-    """``--steps``: an integer >= 1 or 'auto'."""
-    if text.strip().lower() == "auto":
-        return "auto"
-    return positive_int("--steps")(text)
-
-
 #: Knobs of the cluster flags every command shares (``plan``, ``simulate``, ``design``).
 CLUSTER_KNOBS = ("gpus", "gpus_per_group", "gpu_mtbf_s", "system_mtbf_s", "restart_s",
                  "checkpoint_s", "step_s", "allreduce_s", "allreduce", "model_bytes",
@@ -197,13 +190,34 @@ _PHRASES = {"(or pass allow_overlap=True)": "(or use --layout consecutive)",
             "layout='consecutive'": "--layout consecutive"}
 
 
+#: What follows a parameter's name in a library message ("steps must be ...", "r=3", "N >= 2").
+_AS_PARAMETER = re.compile(r"\s*(?:must\b|=(?!=)|>=|<=|[<>≥≤])")
+#: A word before a name that makes it prose ("the model has ...", "a seed").
+_PROSE_BEFORE = re.compile(r"\b(?:the|a|an|this|that|its|each|every|per|no|one)\s+$", re.I)
+
+
 def flag_names(message: str, names: dict[str, str] | None = None) -> str:
-    """Replace library parameter names in ``message`` by the CLI flags."""
+    """Replace library parameter names in ``message`` by the CLI flags.
+
+    A name with an underscore (``domain_fault_share``) is a parameter wherever it occurs; a plain
+    word that is also a knob's name (``model``, ``steps``, ``seed``, ``N``) only where the
+    message uses it as one: followed by "must", "=" or a comparison, not after an article, or
+    written ``config.<name>``. A ``config.`` / ``cfg.`` prefix is dropped (the flag names it).
+    """
     for k, v in _PHRASES.items():
         message = message.replace(k, v)
     names = FLAG_NAMES if names is None else names
-    pattern = r"(?<![-\w])(" + "|".join(sorted(names, key=len, reverse=True)) + r")\b"
-    return re.sub(pattern, lambda m: names[m.group(1)], message)
+    alt = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    pattern = re.compile(r"(?<![-\w.])((?:config|cfg)\.)?(" + alt + r")\b(?![-.]\w)")
+
+    def replace(m: re.Match) -> str:
+        name = m.group(2)
+        if ("_" in name or m.group(1) or _AS_PARAMETER.match(message, m.end())
+                and not _PROSE_BEFORE.search(message, 0, m.start())):
+            return names[name]
+        return m.group(0)
+
+    return pattern.sub(replace, message)
 
 
 def strict(v: Any) -> Any:

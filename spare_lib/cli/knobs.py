@@ -3,7 +3,8 @@
 :func:`add_knob_args` gives a parser one flag per knob: ``--name-with-dashes`` (or the knob's own
 ``flag``), a converter that validates with the knob's range (so a bad value is argparse's
 one-line error naming the flag and the range), the help with the unit and the registry's default,
-and the aliases the knob declares (``--restart-min`` beside ``--restart-s``, mutually exclusive).
+and the aliases the knob declares (``--restart-min`` beside ``--restart-s``, mutually exclusive),
+and its old spellings (``old_flags``: ``--steps`` of ``spare plan`` for ``--plan-steps``).
 Every flag's argparse default is None, so that a command can tell "given" from "default";
 :func:`knob_values` then fills in the registry defaults and converts aliases to the knob's unit.
 """
@@ -101,20 +102,50 @@ def add_knob_args(parser: Any, names: Iterable[str], *, title: str | None = None
         if k.kind == "choice":
             kw["choices"] = k.choices
             kw.pop("type")
-        if not k.aliases:
+        if not k.aliases and not k.old_flags:
             g.add_argument(k.cli_flag, **kw)
             continue
         ex = g.add_mutually_exclusive_group()
         ex.add_argument(k.cli_flag, **kw)
+        add_old_flags(ex, k, choices=kw.get("choices"))
         for a in k.aliases:
             ex.add_argument(a.flag, dest=f"{name}__{a.unit}", default=None,
                             type=_converter(k, a.flag, a.factor),
                             help=f"{name} in {a.unit} (default {_default_text(k, a.factor, a.unit)})")
 
 
+def old_dest(name: str, flag: str) -> str:
+    """The argparse dest of an old spelling ``flag`` of knob ``name``."""
+    return f"{name}__old_{flag.lstrip('-').replace('-', '_')}"
+
+
+def add_old_flags(parser: Any, k: Knob, converter_of: Any = None, *,
+                  choices: tuple[str, ...] | None = None) -> None:
+    """Add the knob's old spellings (:attr:`Knob.old_flags`) to ``parser`` (the mutually
+    exclusive group of its flag): the same values in the same unit. ``converter_of(flag)``
+    gives the converter of one spelling (default: the registry's, naming that flag)."""
+    for f in k.old_flags:
+        kw: dict[str, Any] = {"dest": old_dest(k.name, f), "default": None,
+                              "metavar": k.name.upper(),
+                              "help": f"old spelling of {k.cli_flag} (kept for old scripts)"}
+        if choices:
+            kw["choices"] = choices
+        else:
+            kw["type"] = converter_of(f) if converter_of is not None else _converter(k, f)
+        parser.add_argument(f, **kw)
+
+
+def _given_old(args: argparse.Namespace, name: str) -> str | None:
+    """The old spelling of the knob the user typed, if any."""
+    for f in KNOBS[name].old_flags:
+        if getattr(args, old_dest(name, f), None) is not None:
+            return f
+    return None
+
+
 def knob_given(args: argparse.Namespace, name: str) -> bool:
-    """Whether the user gave the knob's flag or one of its aliases."""
-    if getattr(args, name, None) is not None:
+    """Whether the user gave the knob's flag, one of its aliases or an old spelling."""
+    if getattr(args, name, None) is not None or _given_old(args, name) is not None:
         return True
     return any(getattr(args, f"{name}__{a.unit}", None) is not None for a in KNOBS[name].aliases)
 
@@ -124,6 +155,9 @@ def knob_value(args: argparse.Namespace, name: str) -> Any:
     v = getattr(args, name, None)
     if v is not None:
         return v
+    old = _given_old(args, name)
+    if old is not None:
+        return getattr(args, old_dest(name, old))
     for a in KNOBS[name].aliases:
         av = getattr(args, f"{name}__{a.unit}", None)
         if av is not None:
@@ -143,9 +177,13 @@ def given_flag(args: argparse.Namespace, name: str) -> str:
     for a in k.aliases:
         if getattr(args, f"{name}__{a.unit}", None) is not None:
             return a.flag
+    old = _given_old(args, name)
+    if old is not None:
+        return old
     if k.kind == "bool" and k.default:
         return "--no-" + k.cli_flag[2:]
     return k.cli_flag
 
 
-__all__ = ["add_knob_args", "given_flag", "knob_given", "knob_value", "knob_values"]
+__all__ = ["add_knob_args", "add_old_flags", "given_flag", "knob_given", "knob_value",
+           "knob_values", "old_dest"]

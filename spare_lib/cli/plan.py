@@ -32,7 +32,7 @@ from spare_lib.cli.common import (
     show_progress,
     spec_from_args,
 )
-from spare_lib.cli.knobs import add_knob_args, given_flag, knob_given, knob_value
+from spare_lib.cli.knobs import add_knob_args, add_old_flags, given_flag, knob_given, knob_value
 from spare_lib.registry.knobs import KNOBS
 
 #: Knobs that only act with --simulate (the fast model reads none of them: Rep's placement is
@@ -76,10 +76,14 @@ def _methods_arg(text: str) -> tuple[str, ...]:
             f"{str(exc).split(', got')[0].split('must be ')[-1]}; got {text!r}") from None
 
 
-def _steps_arg(text: str) -> int | str:
-    if text.strip().lower() == "auto":
-        return "auto"
-    return KNOBS["steps"].check(_int(text, "--steps"), name="--steps")
+def _steps_arg(flag: str) -> Any:
+    """The converter of ``flag`` (``--plan-steps`` or its old spelling ``--steps``): an
+    integer in the range of ``steps``, or 'auto'."""
+    def steps(text: str) -> int | str:
+        if text.strip().lower() == "auto":
+            return "auto"
+        return KNOBS["steps"].check(_int(text, flag), name=flag)
+    return steps
 
 
 def _int(text: str, flag: str) -> int:
@@ -133,8 +137,11 @@ def add_plan_parser(sub: Any) -> None:
     e.add_argument("--simulate", type=_typed("simulate", lambda t: KNOBS["simulate"].check(
         _int(t, "--simulate"), name="--simulate")), default=None, metavar="N_TRIALS",
         help=KNOBS["simulate"].help)
-    e.add_argument("--steps", dest="plan_steps", type=_steps_arg, default=None,
-                   help=f"{KNOBS['plan_steps'].help} (default auto)")
+    steps = e.add_mutually_exclusive_group()
+    steps.add_argument(KNOBS["plan_steps"].cli_flag, dest="plan_steps",
+                       type=_steps_arg(KNOBS["plan_steps"].cli_flag), default=None,
+                       help=f"{KNOBS['plan_steps'].help} (default auto)")
+    add_old_flags(steps, KNOBS["plan_steps"], _steps_arg)
     add_knob_args(e, ("max_trials", "min_restarts", "run_cap_t0", "common_failures", "seed"))
     e.add_argument("--workers", type=positive_int("--workers"), default=None,
                    help="simulation processes (default: all cores)")

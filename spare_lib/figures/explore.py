@@ -150,7 +150,7 @@ class PlannerInputs:
                 seed: int = KNOBS["seed"].default, *, backend: str = "processes",
                 progress: bool = False) -> PlanRequest:
         """The :class:`PlanRequest` of ``spare plan`` with these inputs (and ``--simulate
-        trials --steps steps --seed seed`` when ``trials`` is given); every other knob at the
+        trials --plan-steps steps --seed seed`` when ``trials`` is given); every other knob at the
         registry's default."""
         return PlanRequest(self.spec(), methods=self.methods, model=self.model, trials=trials,
                            steps=steps, seed=seed, backend=backend, progress=progress)
@@ -168,7 +168,7 @@ class PlannerInputs:
             out += ["--strategies", ",".join(self.methods)]
         if trials is not None:
             out += ["--simulate", str(trials)]
-            out += [] if steps is None else ["--steps", str(steps)]
+            out += [] if steps is None else ["--plan-steps", str(steps)]
             out += [] if seed is None else ["--seed", str(seed)]
         return out
 
@@ -260,7 +260,7 @@ def recommendation_html(res: PlanResult, name: str, r: int) -> str:
 
 def simulate_plan(inputs: PlannerInputs, *, trials: int, steps: int | str, seed: int,
                   progress: bool = False) -> PlanResult:
-    """``spare plan --simulate trials --steps steps --seed seed`` with these inputs, serially
+    """``spare plan --simulate trials --plan-steps steps --seed seed`` with these inputs, serially
     in this process (the candidates, the checkpoint search and the verdict of the CLI)."""
     return run_plan(inputs.request(trials, steps, seed, backend="serial", progress=progress))
 
@@ -305,7 +305,7 @@ class Planner:
     r : int or None
         The user's r for it (None: the fast model's optimum).
     trials, steps, seed :
-        The button's simulation: ``spare plan --simulate trials --steps steps --seed seed``.
+        The button's simulation: ``spare plan --simulate trials --plan-steps steps --seed seed``.
 
     Attributes
     ----------

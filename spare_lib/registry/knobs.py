@@ -92,6 +92,10 @@ class Knob:
         Other units the CLI accepts.
     flag : str or None
         CLI flag, if not ``--`` + name with dashes.
+    old_flags : tuple of str
+        Earlier spellings of the flag that a command still takes, in the knob's own unit, for
+        old scripts (the README's renames table). Each may only be one that no other knob of
+        that command takes (``--steps`` of ``spare plan``, which reads no ``steps``).
     """
 
     name: str
@@ -110,6 +114,7 @@ class Knob:
     methods: tuple[str, ...] = ALL
     aliases: tuple[Alias, ...] = ()
     flag: str | None = None
+    old_flags: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -369,7 +374,7 @@ _TABLE: tuple[Knob, ...] = (
        hi=10_000, allow_none=True),
     _k("plan_steps", "steps", "auto", "committed steps per simulated run: an integer, or 'auto' "
        "(at least 10,000, more until the near-best candidates expect >= min_restarts restarts)",
-       "evaluation", kind="str", flag="--steps"),
+       "evaluation", kind="str", old_flags=("--steps",)),
     _k("min_restarts", "", 5, "flag candidates with fewer global restarts per run on average",
        "evaluation", kind="int", lo=0, hi=10_000),
     _k("run_cap_t0", "1", 50.0, "stop a simulated run of the planner at this many T0 (a method "
@@ -465,7 +470,8 @@ def knobs_markdown() -> str:
              "|---|---|---|---|---|---|---|"]
     for group in GROUPS:
         for k in (k for k in KNOBS.values() if k.group == group):
-            flags = f"`{k.cli_flag}`" + "".join(f", `{a.flag}` ({a.unit})" for a in k.aliases)
+            flags = f"`{k.cli_flag}`" + "".join(f", `{a.flag}` ({a.unit})" for a in k.aliases) \
+                + "".join(f", `{f}` (old spelling)" for f in k.old_flags)
             who = "all" if k.methods == ALL else ", ".join(k.methods)
             lines.append(f"| `{k.name}` | {flags} | {k.unit or '-'} | {_fmt_default(k)} | "
                          f"{k.range_text()} | {who} | {k.help} |")

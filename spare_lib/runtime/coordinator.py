@@ -539,19 +539,7 @@ def run_training(mode: str, layout: Layout | None = None, *, N: int | None = Non
     RuntimeError
         If workers cannot start, a failure-free run sees a failure, or "drop" loses every worker.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    if layout is None:
-        if N is None or r is None:
-            raise ValueError("give either layout or both N and r, got layout=None, "
-                             f"N={N!r}, r={r!r}")
-        N = check_int("N", N, lo=1)
-        r = check_int("r", r, lo=1)
-        if r > N:
-            raise ValueError(f"r must be in [1, N] = [1, {N}], got {r}")
-        layout = make_layout(N, r, "ruler")
-    elif not isinstance(layout, Layout):
-        raise ValueError(f"layout must be a spare_lib.stacking.layout.Layout, got {layout!r}")
+    layout = _training_layout(mode, layout, N, r)
     n_steps = check_int("n_steps", n_steps, lo=1)
     lr = check_positive("lr", lr)
     checkpoint_every = check_int("checkpoint_every", checkpoint_every, lo=1)
@@ -561,15 +549,7 @@ def run_training(mode: str, layout: Layout | None = None, *, N: int | None = Non
     task = MLPTask() if task is None else task
     if not isinstance(task, MLPTask):
         raise ValueError(f"task must be an MLPTask, got {task!r}")
-    if mode == "failure_free" and kills is not None:
-        raise ValueError(f"kills must be None in mode 'failure_free', got {kills!r}")
-    microbatches = check_int("microbatches", microbatches, lo=1, hi=task.shard_size)
-    if microbatches > 1 and mode == "drop":
-        raise ValueError(f"microbatches must be 1 in mode 'drop', got {microbatches}")
-    if on_wipeout not in ("restart", "drop"):
-        raise ValueError(f"on_wipeout must be one of ('restart', 'drop'), got {on_wipeout!r}")
-    if on_wipeout == "drop" and mode != "spare":
-        raise ValueError(f"on_wipeout='drop' needs mode 'spare', got mode {mode!r}")
+    microbatches = _check_modes(mode, kills, microbatches, on_wipeout, task)
     injector = as_injector(kills)
     injector.validate(layout.N, n_steps)
     own_dir = run_dir is None
@@ -583,3 +563,36 @@ def run_training(mode: str, layout: Layout | None = None, *, N: int | None = Non
     finally:
         if own_dir:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _training_layout(mode: str, layout: Layout | None, N: Any, r: Any) -> Layout:
+    """:func:`run_training`'s mode validated; ``layout``, or the ruler layout of N and r."""
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    if layout is None:
+        if N is None or r is None:
+            raise ValueError("give either layout or both N and r, got layout=None, "
+                             f"N={N!r}, r={r!r}")
+        N = check_int("N", N, lo=1)
+        r = check_int("r", r, lo=1)
+        if r > N:
+            raise ValueError(f"r must be in [1, N] = [1, {N}], got {r}")
+        return make_layout(N, r, "ruler")
+    if not isinstance(layout, Layout):
+        raise ValueError(f"layout must be a spare_lib.stacking.layout.Layout, got {layout!r}")
+    return layout
+
+
+def _check_modes(mode: str, kills: Any, microbatches: Any, on_wipeout: str,
+                 task: MLPTask) -> int:
+    """:func:`run_training`'s kills, micro-batches b (≤ the shard size) and wipe-out rule."""
+    if mode == "failure_free" and kills is not None:
+        raise ValueError(f"kills must be None in mode 'failure_free', got {kills!r}")
+    microbatches = check_int("microbatches", microbatches, lo=1, hi=task.shard_size)
+    if microbatches > 1 and mode == "drop":
+        raise ValueError(f"microbatches must be 1 in mode 'drop', got {microbatches}")
+    if on_wipeout not in ("restart", "drop"):
+        raise ValueError(f"on_wipeout must be one of ('restart', 'drop'), got {on_wipeout!r}")
+    if on_wipeout == "drop" and mode != "spare":
+        raise ValueError(f"on_wipeout='drop' needs mode 'spare', got mode {mode!r}")
+    return microbatches

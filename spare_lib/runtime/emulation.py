@@ -423,6 +423,29 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
     ValueError
         On bad input, before any process starts.
     """
+    N, r, ckpt_steps, clock = _check_emulate(method, N, r, ckpt_steps, spec, trace, clock)
+    lr = check_positive("lr", lr)
+    timeout_s = check_positive("timeout_s", timeout_s)
+    startup_timeout_s = check_positive("startup_timeout_s", startup_timeout_s)
+    standby, max_wall_s, sem, task = _check_run_limits(N, spec, standby, max_wall_s, semantics,
+                                                       task)
+    ctl, stacks = _spare_controller(method, N, r, layout, controller_factory)
+    from spare_lib.runtime.emu_protocol import Emulator
+    t_start = time.monotonic()
+    own = run_dir is None
+    folder = Path(tempfile.mkdtemp(prefix="spare-emulate-")) if own else Path(run_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    emu = Emulator(method, N, r, stacks, spec, clock, ckpt_steps, task, float(lr),
+                   as_seed_sequence(seed), timeout_s, standby, startup_timeout_s,
+                   bool(exact_patch), folder, ctl, max_wall_s, sem)
+    theta = _run_at_niceness(emu, nice, folder if own else None)
+    return _result(emu, theta, time.monotonic() - t_start)
+
+
+def _check_emulate(method: str, N: Any, r: Any, ckpt_steps: Any, spec: Any, trace: object,
+                   clock: Any) -> tuple[int, int, int | None, FailureClock]:
+    """:func:`emulate`'s method, N, r, C, spec and failure source validated; (N, r, C, clock),
+    a trace turned into its clock."""
     if method not in EMU_METHODS:
         raise ValueError(f"method must be one of {EMU_METHODS}, got {method!r}")
     N = check_int("N", N, lo=2)
@@ -441,9 +464,13 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
         clock = TraceClock(trace, N)
     elif not isinstance(clock, FailureClock) or clock.N != N:
         raise ValueError(f"clock must be a FailureClock for N={N} groups, got {clock!r}")
-    lr = check_positive("lr", lr)
-    timeout_s = check_positive("timeout_s", timeout_s)
-    startup_timeout_s = check_positive("startup_timeout_s", startup_timeout_s)
+    return N, r, ckpt_steps, clock
+
+
+def _check_run_limits(N: int, spec: EmulationSpec, standby: Any, max_wall_s: Any,
+                      semantics: Any, task: Any) -> tuple[int, float, EmuSemantics, MLPTask]:
+    """(standby, max_wall_s, semantics, task) of :func:`emulate`, validated, defaults filled
+    in."""
     standby = max(4, N // 2) if standby is None else check_int("standby", standby, lo=1)
     if max_wall_s is None:
         max_wall_s = 20.0 * spec.t0_s() / spec.scale + 60.0
@@ -452,35 +479,41 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
     task = MLPTask() if task is None else task
     if not isinstance(task, MLPTask):
         raise ValueError(f"task must be an MLPTask, got {task!r}")
-    ctl, stacks = None, None
-    if method in ("spare", "spare+repair"):
-        if layout is None:
-            layout = make_layout(N, r, "ruler")
-        if not isinstance(layout, Layout) or layout.N != N or layout.r != r:
-            raise ValueError(f"layout must be a Layout with N={N}, r={r}, got {layout!r}")
-        if controller_factory is None:
-            controller_factory = StatelessRectlr
-        ctl = controller_factory(layout)
-        stacks = np.array(layout.stacks)
-        warm = controller_factory(layout)  # compile RECTLR's kernels before the clock starts
-        warm.fail([0])
-    from spare_lib.runtime.emu_protocol import Emulator
-    t_start = time.monotonic()
-    own = run_dir is None
-    folder = Path(tempfile.mkdtemp(prefix="spare-emulate-")) if own else Path(run_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    emu = Emulator(method, N, r, stacks, spec, clock, ckpt_steps, task, float(lr),
-                   as_seed_sequence(seed), timeout_s, standby, startup_timeout_s,
-                   bool(exact_patch), folder, ctl, max_wall_s, sem)
+    return standby, max_wall_s, sem, task
+
+
+def _spare_controller(method: str, N: int, r: int, layout: Layout | None,
+                      controller_factory: Callable[[Layout], Any] | None) -> tuple[Any, Any]:
+    """(controller, stacks) of the SPARe methods, the controller's kernels compiled before the
+    clock starts; (None, None) for the others."""
+    if method not in ("spare", "spare+repair"):
+        return None, None
+    if layout is None:
+        layout = make_layout(N, r, "ruler")
+    if not isinstance(layout, Layout) or layout.N != N or layout.r != r:
+        raise ValueError(f"layout must be a Layout with N={N}, r={r}, got {layout!r}")
+    if controller_factory is None:
+        controller_factory = StatelessRectlr
+    ctl = controller_factory(layout)
+    stacks = np.array(layout.stacks)
+    warm = controller_factory(layout)  # compile RECTLR's kernels before the clock starts
+    warm.fail([0])
+    return ctl, stacks
+
+
+def _run_at_niceness(emu: Any, nice: int | None, remove: Path | None) -> np.ndarray:
+    """``emu.run()`` with this thread at niceness ``nice`` (restored afterwards; None:
+    unchanged); the emulator is closed and the folder ``remove`` (if any) deleted whatever
+    happens."""
     old_nice = os.getpriority(os.PRIO_PROCESS, 0)
     if nice is not None:
         try:  # this thread only (Linux); threads and processes started later inherit it
             os.setpriority(os.PRIO_PROCESS, 0, check_int("nice", nice, lo=-20, hi=19))
         except PermissionError:
             warnings.warn(f"nice={nice} needs the privilege to raise priority; running at "
-                          f"{old_nice}", RuntimeWarning, stacklevel=2)
+                          f"{old_nice}", RuntimeWarning, stacklevel=3)
     try:
-        theta = emu.run()
+        return emu.run()
     finally:
         emu.close()
         if nice is not None:
@@ -488,9 +521,8 @@ def emulate(method: str, N: int, r: int, ckpt_steps: int | None, spec: Emulation
                 os.setpriority(os.PRIO_PROCESS, 0, old_nice)
             except PermissionError:  # pragma: no cover - lowering our priority is always allowed
                 pass
-        if own:
-            shutil.rmtree(folder, ignore_errors=True)
-    return _result(emu, theta, time.monotonic() - t_start)
+        if remove is not None:
+            shutil.rmtree(remove, ignore_errors=True)
 
 
 def _result(emu: Any, theta: np.ndarray, wall_s: float) -> EmulationRun:

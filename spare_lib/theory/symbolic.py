@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import sympy as sp
 
@@ -98,6 +99,46 @@ def _mu_closed_expr() -> sp.Expr:
     return sp.gamma(1 + 1 / r) * N ** (1 - 1 / r)
 
 
+def _mu_poisson_concrete(bern: sp.Expr) -> bool:
+    """∫ C(N,k) x^k (1−x)^(N−k) dx = 1/(N+1) at N = 6, every k (:func:`derive_mu`)."""
+    n = 6
+    return all(sp.integrate(bern.subs({N: n, k: kk}), (x, 0, 1)) == sp.Rational(1, n + 1)
+               for kk in range(n + 1))
+
+
+def _mu_indep_concrete(indep_exact: sp.Expr) -> bool:
+    """(N+1)∫(1−x^r)^N dx = the Γ-ratio form at (r, N) = (2, 3), (3, 4) (:func:`derive_mu`)."""
+    for rr, nn in ((2, 3), (3, 4)):
+        lhs = (nn + 1) * sp.integrate((1 - x**rr) ** nn, (x, 0, 1))
+        if sp.simplify(lhs - indep_exact.subs({N: nn, r: rr})) != 0:
+            return False
+    return True
+
+
+def _mu_indep_asymptotic() -> bool:
+    """Γ(N+2)/Γ(N+1+1/r) ~ N^(1−1/r) at N = 1e12, r = 2, 3, 10 (:func:`derive_mu`)."""
+    import mpmath
+
+    with mpmath.workdps(60):
+        for rr in (2, 3, 10):
+            n = mpmath.mpf(10) ** 12
+            a = mpmath.mpf(1) / rr
+            ratio = mpmath.exp(mpmath.loggamma(n + 2) - mpmath.loggamma(n + 1 + a)
+                               - (1 - a) * mpmath.log(n))
+            if abs(ratio - 1) > 1e-9:
+                return False
+    return True
+
+
+def _mu_integral_concrete(survive: sp.Expr, closed: sp.Expr) -> bool:
+    """∫_0^∞ exp(−k^r/N^(r−1)) dk = the Γ form at r = 2, 3, 4 (:func:`derive_mu`)."""
+    for rr in (2, 3, 4):
+        got = sp.integrate(survive.subs(r, rr), (k, 0, sp.oo))
+        if sp.simplify(got - closed.subs(r, rr)) != 0:
+            return False
+    return True
+
+
 def derive_mu() -> Derivation:
     """μ(N, r): from the per-type wipe probability to the Γ form, and the exact identity.
 
@@ -149,38 +190,6 @@ def derive_mu() -> Derivation:
              "message u(x) in place of x this is theory.bethe_log_survival"),
     )
 
-    def _int_poisson_concrete() -> bool:
-        n = 6
-        return all(sp.integrate(bern.subs({N: n, k: kk}), (x, 0, 1)) == sp.Rational(1, n + 1)
-                   for kk in range(n + 1))
-
-    def _indep_concrete() -> bool:
-        for rr, nn in ((2, 3), (3, 4)):
-            lhs = (nn + 1) * sp.integrate((1 - x**rr) ** nn, (x, 0, 1))
-            if sp.simplify(lhs - indep_exact.subs({N: nn, r: rr})) != 0:
-                return False
-        return True
-
-    def _indep_asymptotic() -> bool:
-        import mpmath
-
-        with mpmath.workdps(60):
-            for rr in (2, 3, 10):
-                n = mpmath.mpf(10) ** 12
-                a = mpmath.mpf(1) / rr
-                ratio = mpmath.exp(mpmath.loggamma(n + 2) - mpmath.loggamma(n + 1 + a)
-                                   - (1 - a) * mpmath.log(n))
-                if abs(ratio - 1) > 1e-9:
-                    return False
-        return True
-
-    def _integral_concrete() -> bool:
-        for rr in (2, 3, 4):
-            got = sp.integrate(survive.subs(r, rr), (k, 0, sp.oo))
-            if sp.simplify(got - closed.subs(r, rr)) != 0:
-                return False
-        return True
-
     checks = (
         Check("C(N−r,k−r)/C(N,k) = k^(r)/N^(r)", sp.gammasimp(q_exact - q_ff)),
         Check("k^(r)/N^(r) → x^r (r = 3, k = xN)",
@@ -190,12 +199,14 @@ def derive_mu() -> Derivation:
               sp.integrate(u ** (1 / r - 1) * sp.exp(-u), (u, 0, sp.oo), conds="none")
               - sp.gamma(1 / r)),
         Check("Γ(1/r)/r = Γ(1 + 1/r)", sp.gammasimp(sp.gamma(1 / r) / r - sp.gamma(1 + 1 / r))),
-        Check("∫_0^∞ exp(−k^r/N^(r−1)) dk = Γ form (r = 2, 3, 4)", test=_integral_concrete),
+        Check("∫_0^∞ exp(−k^r/N^(r−1)) dk = Γ form (r = 2, 3, 4)",
+              test=partial(_mu_integral_concrete, survive, closed)),
         Check("C(N,k) B(k+1, N−k+1) = 1/(N+1)", sp.gammasimp(beta_form - 1 / (N + 1))),
-        Check("∫ C(N,k) x^k (1−x)^(N−k) dx = 1/(N+1) (N = 6, all k)", test=_int_poisson_concrete),
+        Check("∫ C(N,k) x^k (1−x)^(N−k) dx = 1/(N+1) (N = 6, all k)",
+              test=partial(_mu_poisson_concrete, bern)),
         Check("(N+1)∫(1−x^r)^N dx = Γ form with Γ(N+2)/Γ(N+1+1/r) (r,N = 2,3 and 3,4)",
-              test=_indep_concrete),
-        Check("Γ(N+2)/Γ(N+1+1/r) ~ N^(1−1/r) (N = 1e12, r = 2, 3, 10)", test=_indep_asymptotic),
+              test=partial(_mu_indep_concrete, indep_exact)),
+        Check("Γ(N+2)/Γ(N+1+1/r) ~ N^(1−1/r) (N = 1e12, r = 2, 3, 10)", test=_mu_indep_asymptotic),
         Check("star expansion: −x³ + 3x⁵ + O(x⁶) at r = 3 (pair term r(r−1)/2 · x^(2r−1))",
               sp.series(star.subs(r, 3), x, 0, 6).removeO() - (-(x**3) + 3 * x**5)),
     )

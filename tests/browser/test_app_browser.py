@@ -156,10 +156,10 @@ def test_app_is_spare_plan_first_render_inputs_plot_and_button(browser_page, tmp
                                        "on N = 64")
         sim_command = page.locator(".spare-sim-verdict-command").inner_text()
         sizes = SIZES["90_explore"]["smoke" if smoke else "full"]
-        m = re.search(rf"--simulate {sizes['sim_trials']} --steps {sizes['sim_steps']} "
+        m = re.search(rf"--simulate {sizes['sim_trials']} --plan-steps {sizes['sim_steps']} "
                       r"--seed (\d+)$", sim_command)
         assert m, sim_command
-        sim_argv = [*argv, "--simulate", str(sizes["sim_trials"]), "--steps",
+        sim_argv = [*argv, "--simulate", str(sizes["sim_trials"]), "--plan-steps",
                     str(sizes["sim_steps"]), "--seed", m.group(1)]
         assert same_request(sim_command.split()[1:], sim_argv), sim_command
         sim_text = spare_plan([*sim_argv, "--backend", "serial"])

@@ -377,7 +377,8 @@ def test_adequacy_warns_about_runs_with_few_restarts():
            dataclasses.replace(_pt(2, _around(2.0), "rep"), restarts_mean=9.0)]
     (w,) = pipeline._adequacy(pts, 5, 10_000)
     assert w.startswith("SPARe+CKPT r = 4 (0.0), r = 5 (2.0): fewer than 5 global restarts")
-    assert "--steps 100,000 or more" in w  # r = 4 from T_f (no restart seen), r = 5 from its rate: 25,000
+    # r = 4 from T_f (no restart seen), r = 5 from its rate: 25,000
+    assert "--plan-steps 100,000 or more" in w
     # methods whose failed groups rejoin restart only when all are dead: never warned about
     drop = dataclasses.replace(_pt(1, _around(1.1), "elastic-drop"), restarts_mean=0.0)
     assert pipeline._adequacy([drop], 5, 10_000) == ()

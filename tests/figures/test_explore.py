@@ -179,7 +179,7 @@ def test_planner_callbacks_replan_and_simulate(default):
     assert [p.ttt_trials for p in sp.points] == [p.ttt_trials for p in ref.points]
     assert {p.method for p in sp.points} == {"spare", "elastic-drop"}
     assert pl.status.value.startswith("done: SPARe+CKPT, Elastic-drop+CKPT on N = 200")
-    assert "--simulate 1 --steps 60 --seed 1" in pl.sim_result.value
+    assert "--simulate 1 --plan-steps 60 --seed 1" in pl.sim_result.value
 
 
 def test_prepare_app_leaves_out_the_notebook_only_cells(tmp_path):

@@ -212,18 +212,20 @@ def test_grid_is_a_latin_design_and_the_tables_add_up():
                                           ("elastic-rebalance", 1, 3e-4), ("spare", 6, 5e-3)])
 def test_job_wide_failures_against_the_renewal_closed_form(method, r, rel):
     """With no group failures, job-wide failures at rate ν are the textbook case: each segment of
-    C steps and its checkpoint (length L) takes (e^(νL) − 1)(1/ν + δ + T_r) on average (δ the
-    detection time plus the attempt the failure interrupts: half a compute and the shortened
-    all-reduce). The chain over the checkpoint lattice gives it to 3e-4 (interpolation of
-    e^(−ντ) on the cycle's grid); SPARe+CKPT's cycle takes its delay at the end of its grid,
-    where the stack has deepened: 0.5 %."""
+    C steps and its checkpoint (length L) takes (e^(νL) − 1)(1/ν + δ + (e^(νT_r) − 1)/ν) on
+    average (δ the detection time plus the attempt the failure interrupts: half a compute and
+    the shortened all-reduce; a job-wide failure during the restart starts it again, Eq. J1 of
+    theory.predict.jobwide). The chain over the checkpoint lattice gives it to 3e-4
+    (interpolation of e^(−ντ) on the cycle's grid); SPARe+CKPT's cycle takes its delay at the
+    end of its grid, where the stack has deepened: 0.5 %."""
     N, steps, C, nu, d = 200, 2000, 50, 1 / 20000.0, 120.0
     cfg = cfg600k(N, steps=steps, system_mtbf_s=1e13, rejoin_s=600.0, jitter_sigma=0.0)
     p = predict(method, N, r, C, cfg, job_mtbf_s=1 / nu, detect_s=d)
     depth = r if method == "rep" else 1
     L = C * (64.0 * depth + cfg.allreduce_s) + cfg.checkpoint_s
     delay = 0.5 * 64.0 * depth + 0.5 * cfg.allreduce_s + d
-    closed = steps // C * math.expm1(nu * L) * (1 / nu + delay + cfg.restart_s) + cfg.checkpoint_s
+    restart = math.expm1(nu * cfg.restart_s) / nu  # (J1) with X = T_r: no group fails in it
+    closed = steps // C * math.expm1(nu * L) * (1 / nu + delay + restart) + cfg.checkpoint_s
     assert p.total_s == pytest.approx(closed, rel=rel)
     assert p.restarts == pytest.approx(steps // C * math.expm1(nu * L), rel=5 * rel)
     none = predict(method, N, r, C, cfg)

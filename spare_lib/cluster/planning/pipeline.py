@@ -148,7 +148,7 @@ def _adequacy(pts: list[SimulatedPoint], min_restarts: int, steps: int) -> tuple
         hint = ""
         if need:
             n = max(max(need), steps + 1)
-            hint = f"; rerun with --steps {min(n, 10 * AUTO_STEPS_MAX):,} or more"
+            hint = f"; rerun with --plan-steps {min(n, 10 * AUTO_STEPS_MAX):,} or more"
             if n > 10 * AUTO_STEPS_MAX:
                 hint += " (these candidates practically never restart on this cluster)"
         out.append(f"{m.label} {which}: fewer than {min_restarts} global restarts per run on "

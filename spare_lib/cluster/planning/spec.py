@@ -262,28 +262,11 @@ def cluster_spec(gpus: int = KNOBS["gpus"].default,
     gpus = KNOBS["gpus"].check(gpus)
     gpg = _check_group_size(gpus, gpus_per_group)
     N = gpus // gpg
-    if system_mtbf_s is not None and gpu_mtbf_s is not None:
-        raise ValueError("give system_mtbf_s or gpu_mtbf_s, not both")
-    if system_mtbf_s is not None:
-        m = KNOBS["system_mtbf_s"].check(system_mtbf_s)
-    else:
-        g = KNOBS["gpu_mtbf_s"].check(KNOBS["gpu_mtbf_s"].default if gpu_mtbf_s is None
-                                      else gpu_mtbf_s)
-        m = g / (N * gpg)
-        if not KNOBS["system_mtbf_s"].lo <= m <= KNOBS["system_mtbf_s"].hi:
-            raise ValueError(f"gpu_mtbf_s gives a system MTBF m = gpu_mtbf_s / {N * gpg} working "
-                             f"GPUs = {m:.3g} s, outside {KNOBS['system_mtbf_s'].range_text()} s; "
-                             f"got gpu_mtbf_s = {g:g}")
+    m = _system_mtbf(system_mtbf_s, gpu_mtbf_s, N * gpg)
     allreduce = KNOBS["allreduce"].check(allreduce)
     model_bytes = KNOBS["model_bytes"].check(model_bytes)
-    if allreduce_s is not None:
-        ta = KNOBS["allreduce_s"].check(allreduce_s)
-    elif allreduce == "preset":
-        ta = allreduce_600k_s(N)
-    else:
-        ta = allreduce_time_s(N, model_bytes / gpg, allreduce,
-                              bw_bytes_s=KNOBS["allreduce_bw_bytes_s"].check(allreduce_bw_bytes_s),
-                              latency_s=KNOBS["allreduce_latency_s"].check(allreduce_latency_s))
+    ta = _allreduce_s(allreduce_s, allreduce, N, model_bytes / gpg, allreduce_bw_bytes_s,
+                      allreduce_latency_s)
     if checkpoint_s is None:
         checkpoint_s = model_bytes / KNOBS["checkpoint_bw_bytes_s"].check(checkpoint_bw_bytes_s)
     if step_s is None:
@@ -300,6 +283,34 @@ def cluster_spec(gpus: int = KNOBS["gpus"].default,
                        failure_dist=failure_dist, domain_size=domain_size,
                        domain_fault_share=domain_fault_share,
                        run=tuple((k, v) for k, v in run.items() if v is not None))
+
+
+def _system_mtbf(system_mtbf_s: float | None, gpu_mtbf_s: float | None, working: int) -> float:
+    """m: ``system_mtbf_s``, or the per-GPU MTBF over the ``working`` GPUs (validated)."""
+    if system_mtbf_s is not None and gpu_mtbf_s is not None:
+        raise ValueError("give system_mtbf_s or gpu_mtbf_s, not both")
+    if system_mtbf_s is not None:
+        return KNOBS["system_mtbf_s"].check(system_mtbf_s)
+    g = KNOBS["gpu_mtbf_s"].check(KNOBS["gpu_mtbf_s"].default if gpu_mtbf_s is None
+                                  else gpu_mtbf_s)
+    m = g / working
+    if not KNOBS["system_mtbf_s"].lo <= m <= KNOBS["system_mtbf_s"].hi:
+        raise ValueError(f"gpu_mtbf_s gives a system MTBF m = gpu_mtbf_s / {working} working "
+                         f"GPUs = {m:.3g} s, outside {KNOBS['system_mtbf_s'].range_text()} s; "
+                         f"got gpu_mtbf_s = {g:g}")
+    return m
+
+
+def _allreduce_s(allreduce_s: float | None, allreduce: str, N: int, bytes_per_gpu: float,
+                 bw_bytes_s: float, latency_s: float) -> float:
+    """T_a: ``allreduce_s``, the preset N/100 s, or the α–β model ``allreduce``."""
+    if allreduce_s is not None:
+        return KNOBS["allreduce_s"].check(allreduce_s)
+    if allreduce == "preset":
+        return allreduce_600k_s(N)
+    return allreduce_time_s(N, bytes_per_gpu, allreduce,
+                            bw_bytes_s=KNOBS["allreduce_bw_bytes_s"].check(bw_bytes_s),
+                            latency_s=KNOBS["allreduce_latency_s"].check(latency_s))
 
 
 __all__ = ["MAX_PLAN_N", "RUN_KNOBS", "WORLD_KNOBS", "ClusterSpec", "cluster_spec"]

@@ -279,7 +279,7 @@ def _statement(best: Contender, cs: tuple[Contender, ...], losses: list[Loss], s
     if tied:
         text = (f"Verdict: tied between {best.label} and {_join([x.label for x in tied])}: their "
                 f"paired intervals against it cover 0 ({best.label} has the lowest mean); run "
-                "more trials (--simulate, --max-trials) or longer runs (--steps) to separate them.")
+                "more trials (--simulate, --max-trials) or longer runs (--plan-steps) to separate them.")
     elif _is_spare(best.method):
         if not finite:
             return f"Verdict: {best.label}{note}."

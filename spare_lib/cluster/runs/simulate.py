@@ -282,8 +282,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         events): group w's next failure after a renewal at time t is its first trace time > t
         (failures while a group is down are absorbed). A row of group −1 is a job event (every
         group fails: a global restart). A third column gives the failure class (index in
-        ``config.mix().classes``; −1: drawn by the classes' shares). Lets a user replay a real
-        failure log.
+        ``config.mix().classes``; −1: drawn by the classes' shares). Replays a real log.
     layout : 'ruler', 'consecutive', 'domain-aware', a Layout or offsets
         SPARe's stacking layout (SPEC §2; 'domain-aware': r holders of every type in r distinct
         domains of ``config.domain_size`` groups); ignored by the other methods.
@@ -292,8 +291,7 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         each survivor recomputes every type of its new first S* positions it did not compute in
         the failed attempt.
     max_wall_s : float or None
-        Stop (``completed=False``, with a RuntimeWarning) when the wall clock passes this;
-        default 1000·T0.
+        Stop (``completed=False``, a RuntimeWarning) past this wall clock; default 1000·T0.
     failure_seed : int or None
         Common random numbers. None (default): failure gaps are drawn from ``seed``'s generator,
         interleaved with the jitter. An int in [0, 2^64): group w's j-th failure gap is a hash
@@ -309,11 +307,9 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         'direct' below, so every result at the paper's sizes stays as published. The jitter
         models 'step' and 'straggler' run the direct loop ('sampled' is refused).
     events : bool
-        Record the event log (``SimResult.events``, :mod:`spare_lib.cluster.engine.eventlog`);
-        off by default and free when off.
+        Record the event log (``SimResult.events``, :mod:`~spare_lib.cluster.engine.eventlog`).
     rep_placement : {'consecutive', 'strided'}
-        Rep's replica sets: r consecutive groups (SPEC §5) or groups ⌈N/r⌉ apart (across
-        failure domains).
+        Rep's replica sets: r consecutive groups (SPEC §5) or ⌈N/r⌉ apart (across domains).
     mem_ckpt_steps : int or None
         Interval of the in-memory checkpoint tier in committed steps (costs
         ``config.mem_checkpoint_s``; a restart it serves lasts ``config.mem_restart_s`` per group
@@ -336,8 +332,29 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     >>> round(simulate("spare", 200, 9, 10, cfg, failure_trace=np.empty((0, 2))).total_s, 3)
     7188.235
     """
-    spec = method_spec(method)
-    bind = BINDINGS[method]
+    spec, bind = method_spec(method), BINDINGS[method]
+    N, r, ckpt_steps, mem_ckpt_steps, max_wall_s = _check_run(
+        method, spec, N, r, ckpt_steps, mem_ckpt_steps, config, max_wall_s)
+    stacks = _stacks(spec, layout, N, r, config)
+    sampled = _sampled_barrier(barrier, N, config, method, bind)
+    ss = as_seed_sequence(seed)
+    fseed = _failure_seed(failure_trace, failure_seed, config)
+    world = build_world(config, N, ss, fseed, failure_trace, max_wall_s)
+    pi, pf = core_params(config, bind, spec, ckpt_steps, mem_ckpt_steps, max_wall_s, N, world,
+                         failure_trace is not None, fseed is not None)
+    setup = (bind.code_of(config), lambda: bind.state(N, r, config, stacks, exact_patch, rep_placement), pi,
+             pf, world, ss, fseed, sampled)
+    n_rec, fout, iout, per_restart, ev = _run_logged(setup, N, config.steps, events)
+    _warn_unfinished(method, N, r, ckpt_steps, config, max_wall_s, world.trace[1] if
+                     failure_trace is not None and world.trace is not None else None, fout, iout)
+    return _sim_result(method, N, r, ckpt_steps, config, fout, iout, per_restart[:n_rec],
+                       events_frame(ev, world.class_names) if events else None)
+
+
+def _check_run(method: str, spec: Any, N: Any, r: Any, ckpt_steps: Any, mem_ckpt_steps: Any,
+               config: Any, max_wall_s: Any) -> tuple[int, int, int | None, int | None, float]:
+    """:func:`simulate`'s N, r, C, in-memory C and wall-clock cap validated (with the config
+    and the memory a run needs); the cap defaults to 1000·T0."""
     if not isinstance(config, ClusterConfig):
         raise ValueError(f"config must be a spare_lib.cluster.ClusterConfig, got "
                          f"{type(config).__name__}")
@@ -353,16 +370,22 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
     if config.domain_size > N:
         raise ValueError(f"domain_size must be in [1, N] = [1, {N}], got {config.domain_size}")
     check_memory(f"simulate({method!r}, N={N}, r={r})", run_bytes(N, r))
-    T0 = config.t0_s()
     if max_wall_s is None:
-        max_wall_s = 1000.0 * T0
-    max_wall_s = check_positive("max_wall_s", max_wall_s)
+        max_wall_s = 1000.0 * config.t0_s()
+    return N, r, ckpt_steps, mem_ckpt_steps, check_positive("max_wall_s", max_wall_s)
 
-    stacks = None
-    if spec.layout:
-        if isinstance(layout, str) and layout == "domain-aware":
-            layout = domain_aware_layout(N, r, config.domain_size)
-        stacks = _resolve_layout(layout, N, r).stacks
+
+def _stacks(spec: Any, layout: Any, N: int, r: int, config: ClusterConfig) -> Any:
+    """SPARe's stacks of ``layout`` (None for the methods without a layout)."""
+    if not spec.layout:
+        return None
+    if isinstance(layout, str) and layout == "domain-aware":
+        layout = domain_aware_layout(N, r, config.domain_size)
+    return _resolve_layout(layout, N, r).stacks
+
+
+def _sampled_barrier(barrier: str, N: int, config: ClusterConfig, method: str, bind: Any) -> bool:
+    """Whether the run draws the barrier 'sampled' (``barrier`` of :func:`simulate`)."""
     if barrier not in BARRIERS:
         raise ValueError(f"barrier must be one of {BARRIERS}, got {barrier!r}")
     if barrier == "sampled" and not bind.sampled_ok(config):
@@ -373,12 +396,14 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         raise ValueError(f"barrier must be 'direct' or 'auto' with jitter_model="
                          f"{config.jitter_model!r} (the sampled barrier draws "
                          f"{' and '.join(SAMPLED_JITTER)} only), got 'sampled'")
-    sampled = barrier == "sampled" or (barrier == "auto" and N >= AUTO_SAMPLED_N
-                                       and config.jitter_model in SAMPLED_JITTER
-                                       and bind.sampled_ok(config))
+    return barrier == "sampled" or (barrier == "auto" and N >= AUTO_SAMPLED_N
+                                    and config.jitter_model in SAMPLED_JITTER
+                                    and bind.sampled_ok(config))
 
-    ss = as_seed_sequence(seed)
-    fseed = None
+
+def _failure_seed(failure_trace: object, failure_seed: int | None,
+                  config: ClusterConfig) -> int | None:
+    """The common-random-numbers seed, validated against a replayed trace."""
     if failure_trace is not None:
         if failure_seed is not None:
             raise ValueError("failure_seed and failure_trace exclude each other: a replayed trace "
@@ -386,50 +411,71 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         if config.domain_fault_share > 0:
             raise ValueError("domain_fault_share must be 0 with failure_trace: a trace carries its "
                              "own simultaneous failures")
-    elif failure_seed is not None:
-        fseed = check_int("failure_seed", failure_seed, lo=0, hi=2**64 - 1)
-    world = build_world(config, N, ss, fseed, failure_trace, max_wall_s)
-    pi, pf = core_params(config, bind, spec, ckpt_steps, mem_ckpt_steps, max_wall_s, N, world,
-                     failure_trace is not None, fseed is not None)
+        return None
+    if failure_seed is not None:
+        return check_int("failure_seed", failure_seed, lo=0, hi=2**64 - 1)
+    return None
+
+
+def _run_logged(setup: tuple, N: int, steps: int, events: bool) -> tuple:
+    """:func:`_run_core` with an event log when ``events`` (run again with room for every
+    event when the first guess of its length ran over)."""
+    out = _run_core(setup, N, 16 * steps + 4 * N + 1024 if events else 0)
+    ev = out[4]
+    if events and ev[2][0] > ev[0].shape[0]:  # the log ran over: run again with room for all
+        out = _run_core(setup, N, int(ev[2][0]) + 64)
+    return out
+
+
+def _run_core(setup: tuple, N: int, capacity: int) -> tuple:
+    """One call of the event core from a fresh state and generator (``setup``: the method's
+    code, its state builder, the parameter arrays, the world, the run's seed, the failure
+    seed and the barrier mode); ``capacity`` rows of event log. Returns (records, float and int results,
+    failures per restart, event buffers)."""
+    code, state_of, pi, pf, world, ss, fseed, sampled = setup
     if world.trace is not None:
         tr_ptr, tr_times = world.trace[0], world.trace[1]
     else:
         tr_ptr, tr_times = np.zeros(N + 1, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    fout = np.zeros(_N_F, dtype=np.float64)
+    iout = np.zeros(_N_I, dtype=np.int64)
+    per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
+    ev = event_buffers(capacity)
+    n_rec = _core(code, state_of(), pi, pf, tr_ptr, tr_times, world.dom_ptr, world.dom_times,
+                  np.uint64(fseed or 0), np.random.default_rng(ss), fout, iout,
+                  per_restart, SAMPLED if sampled else DIRECT, world.classes_tuple(N),
+                  world.job_times, world.job_classes, world.straggler_seed, ev)
+    return n_rec, fout, iout, per_restart, ev
 
-    def run(capacity: int) -> tuple:
-        state = bind.state(N, r, config, stacks, exact_patch, rep_placement)
-        rng = np.random.default_rng(ss)
-        fout = np.zeros(_N_F, dtype=np.float64)
-        iout = np.zeros(_N_I, dtype=np.int64)
-        per_restart = np.zeros(MAX_RESTART_RECORDS, dtype=np.int64)
-        ev = event_buffers(capacity)
-        n_rec = _core(bind.code_of(config), state, pi, pf, tr_ptr, tr_times, world.dom_ptr, world.dom_times,
-                      np.uint64(fseed or 0), rng, fout, iout, per_restart,
-                      SAMPLED if sampled else DIRECT, world.classes_tuple(N), world.job_times,
-                      world.job_classes, world.straggler_seed, ev)
-        return n_rec, fout, iout, per_restart, ev
 
-    n_rec, fout, iout, per_restart, ev = run(16 * config.steps + 4 * N + 1024 if events else 0)
-    if events and ev[2][0] > ev[0].shape[0]:  # the log ran over: run again with room for all
-        n_rec, fout, iout, per_restart, ev = run(int(ev[2][0]) + 64)
-    log = events_frame(ev, world.class_names) if events else None
+def _warn_unfinished(method: str, N: int, r: int, ckpt_steps: int | None, config: ClusterConfig,
+                     max_wall_s: float, tr_times: np.ndarray | None, fout: np.ndarray,
+                     iout: np.ndarray) -> None:
+    """RuntimeWarnings for a run stopped at ``max_wall_s`` and for one that outlasted its
+    failure trace (``tr_times``: the replayed trace's times, None without one)."""
+    total = float(fout[_F_TOTAL])
+    if not iout[_I_DONE]:
+        warnings.warn(f"simulate({method!r}, N={N}, r={r}, ckpt_steps={ckpt_steps}) stopped at "
+                      f"max_wall_s={max_wall_s:.3g} s with {int(iout[_I_COMMITTED])} of "
+                      f"{config.steps} steps committed", RuntimeWarning, stacklevel=3)
+    if tr_times is not None and tr_times.size and total > float(tr_times.max()):
+        warnings.warn(f"simulate({method!r}, N={N}, r={r}): the run lasted {total / 86400:.1f} days "
+                      f"but the failure trace ends at {float(tr_times.max()) / 86400:.1f} days; no "
+                      f"group failed after that (extend the trace, e.g. "
+                      f"spare_lib.failures.synthesize with a longer horizon)", RuntimeWarning,
+                      stacklevel=3)
 
+
+def _sim_result(method: str, N: int, r: int, ckpt_steps: int | None, config: ClusterConfig,
+                fout: np.ndarray, iout: np.ndarray, per_restart: np.ndarray,
+                log: Any) -> SimResult:
+    """The :class:`SimResult` of the core's result arrays."""
+    T0 = config.t0_s()
     total = float(fout[_F_TOTAL])
     down = float(fout[_F_RESTART] + fout[_F_STALL])
     if fout[_F_DETECT] > 0:
         down += float(fout[_F_DETECT])
     commits = int(iout[_I_COMMITS])
-    completed = bool(iout[_I_DONE])
-    if not completed:
-        warnings.warn(f"simulate({method!r}, N={N}, r={r}, ckpt_steps={ckpt_steps}) stopped at "
-                      f"max_wall_s={max_wall_s:.3g} s with {int(iout[_I_COMMITTED])} of "
-                      f"{config.steps} steps committed", RuntimeWarning, stacklevel=2)
-    if failure_trace is not None and tr_times.size and total > float(tr_times.max()):
-        warnings.warn(f"simulate({method!r}, N={N}, r={r}): the run lasted {total / 86400:.1f} days "
-                      f"but the failure trace ends at {float(tr_times.max()) / 86400:.1f} days; no "
-                      f"group failed after that (extend the trace, e.g. "
-                      f"spare_lib.failures.synthesize with a longer horizon)", RuntimeWarning,
-                      stacklevel=2)
     overhead = float(fout[_F_SUM_S]) / commits if commits else float("nan")
     patch_ovh = float(fout[_F_PATCH]) / (N * commits) if commits else float("nan")
     samples_all = float(fout[_F_SAMPLES_ALL])
@@ -444,8 +490,8 @@ def simulate(method: str, N: int, r: int, ckpt_steps: int | None, config: Cluste
         reorder_events=int(iout[_I_REORDER]), steps_redone=int(iout[_I_REDONE]),
         commits=commits, attempts=int(iout[_I_ATTEMPTS]), compute_events=int(iout[_I_STACKS]),
         checkpoints_written=int(iout[_I_CKPT_OK]), checkpoint_failures=int(iout[_I_CKPT_FAIL]),
-        completed=completed,
-        failures_between_restarts=tuple(int(x) for x in per_restart[:n_rec]),
+        completed=bool(iout[_I_DONE]),
+        failures_between_restarts=tuple(int(x) for x in per_restart),
         samples=float(fout[_F_SAMPLES]),
         dropped_sample_fraction=1.0 - samples_all / commits if commits else 0.0,
         rejoins=int(iout[_I_REJOINS]), memory_restarts=int(iout[_I_MEM_RESTARTS]),

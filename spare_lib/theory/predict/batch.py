@@ -32,7 +32,11 @@ from spare_lib.stacking.layout import max_ruler_r
 from spare_lib.theory.predict.chain import _A, _ELAST, _GT, _LAST, _MAX_STATES, _RW, _chain_kernel
 from spare_lib.theory.predict.curves import _Cfg, _cfg_key
 from spare_lib.theory.predict.cycle import NoTrainingCycle, _cycles
-from spare_lib.theory.predict.jobwide import check_job, laws_with_job_failures
+from spare_lib.theory.predict.jobwide import (
+    chain_restart_laws,
+    check_job,
+    laws_with_job_failures,
+)
 from spare_lib.theory.predict.model import MECHANISMS, METHODS, REJOIN_METHODS
 from spare_lib.theory.predict.rejoin_model import rejoin_key, rejoin_laws
 
@@ -262,7 +266,9 @@ def predict_batch(methods: Sequence[str], N: int, r_values: Iterable[int],
                 laws = _laws(method, N, r, key, config, steps, layout)
             except NoTrainingCycle:
                 continue
-            laws = laws_with_job_failures(laws, nu, detect)[0]
+            if nu > 0.0:
+                laws = laws_with_job_failures(laws, nu, detect,
+                                              chain_restart_laws(laws, N, MECHANISMS, key))[0]
             cyc = [c for _, _, c in laws]
             off = np.cumsum([0] + [c.tau.size for c in cyc]).astype(np.int64)
             res = np.empty((4, C_arr.size))

@@ -292,6 +292,13 @@ def _law_key(key: tuple, mech: tuple[str, ...]) -> tuple:
             + ("failure_law" in mech, "restart_windows" in mech))
 
 
+def restart_law_at(N: int, mech: tuple[str, ...], key: tuple, t0: float | None) -> Any:
+    """The :class:`~spare_lib.theory.predict.terms.RestartLaw` of a restart that starts t0 after
+    the fresh start (None: at equilibrium ages), as :func:`_curves` uses it; None when the
+    restart windows are switched off (a restart lasts exactly T_r)."""
+    return _law_curves(N, _law_key(key, mech))[0].get(("restart", t0))
+
+
 def _curves(N: int, mech: tuple[str, ...], key: tuple, kind: str, t0: float | None) -> tuple:
     """(curves, restart mean) of a cycle kind: 'first' (fresh clocks from t = 0), 'steady'
     (after a restart starting at t0: None = equilibrium ages) or 'none' (no restart windows).
@@ -335,6 +342,7 @@ def _law_curves(N: int, law: tuple) -> tuple[dict, RestartLaw | None]:
                         ["equilibrium" if t0 is None else t0 for t0 in t0s])
     if not failure_law:
         out[("steady", None)] = (single(x_exp), laws[0].mean_s)
+        out[("restart", None)] = laws[0]
         return out, laws[0]
     # mixture over the restart's duration T (it sets how long the groups wait at the barrier,
     # hence the pre-failures)
@@ -349,5 +357,6 @@ def _law_curves(N: int, law: tuple) -> tuple[dict, RestartLaw | None]:
     for t0, rl, nd in zip(t0s, laws, nodes, strict=True):
         w = np.array([x for x, _ in nd])
         out[("steady", t0)] = (_Curves(tau, w, source, slice(a, a + w.size)), rl.mean_s)
+        out[("restart", t0)] = rl
         a += w.size
     return out, laws[0]

@@ -58,9 +58,12 @@ class _Cycle:
     ``np.gradient``.
     """
 
-    def __init__(self, tau, G, step, depth, events, n_surv, delay, *, _grid=None, _U=None):
+    def __init__(self, tau, G, step, depth, events, n_surv, delay, *, _grid=None, _U=None,
+                 fail_rate=None):
         self.tau, self.G, self.step, self.depth, self.events = tau, G, step, depth, events
         self.n_surv = n_surv
+        # the live groups' failure rate given no wipe-out, λ(τ) (per second; None where unknown)
+        self.fail_rate = fail_rate
         self.delay = delay  # wipe-out noticed at the end of the attempt: uptime after the failure
         self._grid = _gradient_coefficients(tau) if _grid is None else _grid
         self.dtau = self._grid[0]
@@ -80,7 +83,8 @@ class _Cycle:
     def with_checkpoints(self, ckpt_per_step: float) -> _Cycle:
         """The same cycle with T_s/C of checkpoint writing added to every committed step."""
         return _Cycle(self.tau, self.G, self.step + ckpt_per_step, self.depth, self.events,
-                      self.n_surv, self.delay, _grid=self._grid, _U=self.U)
+                      self.n_surv, self.delay, _grid=self._grid, _U=self.U,
+                      fail_rate=self.fail_rate)
 
 
 #: A cycle's τ grid ends at the first point where P(no wipe-out) ≤ this (no layout survives).
@@ -206,7 +210,7 @@ def _cycle_batch(method, N, r, cfg, layout, curves_list: list[_Curves], mech) ->
         delay = float(0.5 * comp[k, end - 1] + f * ta) if "failure_events" in mech else 0.0
         out.append(_Cycle(c.tau[:end], px[k, :end], step[k, :end], S_s[k, :end],
                           events[k, :end], n_s[k, :end], delay,
-                          _grid=c.source.grid_prefix(end)))
+                          _grid=c.source.grid_prefix(end), fail_rate=lam[k, :end]))
     return out
 
 

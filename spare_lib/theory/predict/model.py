@@ -64,7 +64,11 @@ from spare_lib.theory.predict.cycle import (
     _time_to,
 )
 from spare_lib.theory.predict.cycle import clear_caches as _clear_caches
-from spare_lib.theory.predict.jobwide import check_job, with_job_failures
+from spare_lib.theory.predict.jobwide import (
+    chain_restart_laws,
+    check_job,
+    laws_with_job_failures,
+)
 from spare_lib.theory.predict.rejoin import REJOIN_METHODS
 from spare_lib.theory.predict.rejoin_model import clear_caches as _clear_rejoin_caches
 from spare_lib.theory.predict.rejoin_model import rejoin_fields, rejoin_key
@@ -245,6 +249,26 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     for the first call on a new cluster (restart laws, transient renewal tables and failure
     curves, cached per failure law). :func:`clear_caches` forgets all of it.
     """
+    N, r, mech, steps = _check_inputs(method, N, r, C, mechanisms, config)
+    key = _cfg_key(config)
+    nu, detect = check_job(job_mtbf_s, detect_s)
+    if method not in REJOIN_METHODS:
+        return _paper_prediction(method, N, r, C, key, steps, layout, mu_convention, mech,
+                                 (nu, detect))
+    if mech != MECHANISMS:
+        raise ValueError(f"mechanisms must be None (all) for method={method!r}, got {mech}")
+    rcfg = rejoin_key(config)
+    if method == "spare+repair" and rcfg[0] == float("inf"):  # never rejoins: SPARe+CKPT
+        p = predict("spare", N, r, C, config, layout=layout, mu_convention=mu_convention,
+                    job_mtbf_s=job_mtbf_s, detect_s=detect_s)
+        return Prediction(**{**p.as_dict(), "method": method})
+    return Prediction(**rejoin_fields(method, N, r, C, key, rcfg, steps, layout,
+                                      job=(nu, detect)))
+
+
+def _check_inputs(method: str, N: Any, r: Any, C: Any, mechanisms: Any,
+                  config: ClusterLike) -> tuple[int, int, tuple[str, ...], int]:
+    """:func:`predict`'s method, N, r, C and mechanisms validated; (N, r, mechanisms, steps)."""
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if not isinstance(N, (int, np.integer)) or N < 2:
@@ -259,80 +283,89 @@ def predict(method: str, N: int, r: int, C: int | None, config: ClusterLike, *,
     bad = set(mech) - set(MECHANISMS)
     if bad:
         raise ValueError(f"mechanisms must be a subset of {MECHANISMS}, got {sorted(bad)}")
-    N, r = int(N), int(r)
     steps = int(config.steps)
     if steps < 1:
         raise ValueError(f"config.steps must be >= 1, got {steps}")
-    key = _cfg_key(config)
-    nu, detect = check_job(job_mtbf_s, detect_s)
-    if method in REJOIN_METHODS:
-        if mech != MECHANISMS:
-            raise ValueError(f"mechanisms must be None (all) for method={method!r}, got {mech}")
-        rcfg = rejoin_key(config)
-        if method == "spare+repair" and rcfg[0] == float("inf"):  # never rejoins: SPARe+CKPT
-            p = predict("spare", N, r, C, config, layout=layout, mu_convention=mu_convention,
-                        job_mtbf_s=job_mtbf_s, detect_s=detect_s)
-            return Prediction(**{**p.as_dict(), "method": method})
-        return Prediction(**rejoin_fields(method, N, r, C, key, rcfg, steps, layout,
-                                          job=(nu, detect)))
+    return int(N), int(r), mech, steps
+
+
+def _paper_prediction(method: str, N: int, r: int, C: int | None, key: tuple, steps: int,
+                      layout: str, mu_convention: str, mech: tuple[str, ...],
+                      job: tuple[float, float]) -> Prediction:
+    """:func:`predict` for the paper's methods (groups never rejoin): the cycles, the run's
+    chain over the checkpoint lattice, and the run's totals and averages."""
+    nu, detect = job
     cfg = _Cfg(key)
     ckpt_per_step = cfg.checkpoint_s / C if C else 0.0
     R, windows, prefail, first, ss, transient, t_eq = _cycles(method, N, r, layout, mech, key)
-    p_job = 0.0
-    if nu > 0.0:  # job-wide failures: one more term of every cycle's hazard
-        first, _ = with_job_failures(first, nu, detect)
-        ss, p_job = with_job_failures(ss, nu, detect)
-        transient = [(t, Rt, with_job_failures(c, nu, detect)[0]) for t, Rt, c in transient]
+    laws = [(0.0, 0.0, first)] + transient + [(t_eq, R, ss)]
+    p_job, masked_change = 0.0, 0.0
+    if nu > 0.0:  # job-wide failures: a term of every cycle's hazard, restarts started again
+        laws, p_jobs = laws_with_job_failures(laws, nu, detect,
+                                              chain_restart_laws(laws, N, mech, key))
+        first, ss, p_job = laws[0][2], laws[-1][2], p_jobs[-1]
+        masked_change = ss.masked_change
     # ---- the run: the first cycle (fresh clocks from t = 0), then restart + cycle units
     # (transient restarts, then equilibrium), as a chain over the checkpoint lattice ----
-    run = _run_on_lattice([(0.0, 0.0, first)] + transient + [(t_eq, R, ss)], C, steps,
-                          ckpt_per_step)
+    run = _run_on_lattice(laws, C, steps, ckpt_per_step)
     first = first.with_checkpoints(ckpt_per_step)
     ss = ss.with_checkpoints(ckpt_per_step)
-    W = _checkpointed_progress(ss, C, steps)
-    t_all1, P1 = _time_to(first, steps)  # the whole run inside the first cycle
-    U1 = first.U
-    total_run, restarts, rework = run["time"], run["restarts"], run["rework"]
-    final_ckpt = cfg.checkpoint_s if C else 0.0
-    total = total_run + final_ckpt
+    restarts = run["restarts"]
+    total = run["time"] + (cfg.checkpoint_s if C else 0.0)  # (the final checkpoint)
     # downtime: restarts + shrinks (one per masked failure event)
     # E[failures per cycle] = E[K] exactly (K is independent of the failure times), plus the
     # groups already dead at the first poll are part of n(τ) and hence of K
     fails_cycle = _mu_index(method, N, r, layout)
     shrink_total = 0.0
-    if method != "ckpt":
-        masked = restarts * max(fails_cycle - 1.0, 0.0) + P1 * float(first.n_surv[-1])
+    if method != "ckpt":  # (job-wide failures: fewer masked per cycle, Eq. J2 of .jobwide)
+        masked = restarts * max(fails_cycle - 1.0 + masked_change, 0.0) + _time_to(
+            first, steps)[1] * float(first.n_surv[-1])
         shrink_total = cfg.shrink_s * masked
-    down = run["restart_time"] + shrink_total + restarts * p_job * detect
+    detect_total = restarts * p_job * detect  # job-wide failures' detection waits
+    # one stall per masked failure; when failures come faster than attempts (λ·step ≫ 1) one
+    # stall covers several, and the count could pass the training time: capped at it
+    shrink_total = min(shrink_total, max(total - run["restart_time"] - detect_total, 0.0))
+    down = run["restart_time"] + shrink_total + detect_total
     t0 = steps * (cfg.compute_per_stack_s + cfg.allreduce_s)
-    # overhead: mean depth over committed steps (steps weighted by the survival)
-    if method == "spare":
-        # steps of the first cycle up to the end of the run, plus every later cycle's steps
-        wts = ss.G * ss.rate
-        w1 = np.where(first.tau <= t_all1, first.G * first.rate, 0.0)
-        num = restarts * ss.trapz(wts * ss.depth) + first.trapz(w1 * first.depth)
-        den = restarts * ss.trapz(wts) + first.trapz(w1)
-        overhead = float(num / den)
-    else:
-        overhead = float(r)
-    # per committed step (steps weighted by the survival), as the simulator averages
+    tstep, ev, away = _per_committed_step(ss, ckpt_per_step)
+    n_ckpt = float(-(-steps // C)) if C else 0.0
+    return Prediction(
+        method=method, N=N, r=r, C=C, ttt_over_t0=total / t0,
+        availability=1.0 - down / total,
+        overhead=_overhead(method, r, first, ss, restarts, steps),
+        barrier_factor=expected_max_stack_sum(1, N, cfg.jitter_sigma if "barrier" in mech
+                                              else 0.0, cfg.jitter_min),
+        step_s=tstep, event_s_per_step=ev, restart_s=R, restart_windows=windows,
+        prefail_fraction=prefail, uptime_s=ss.U, first_uptime_s=first.U,
+        failures_per_cycle=fails_cycle, progress_steps=_checkpointed_progress(ss, C, steps),
+        restarts=restarts, rework_s=run["rework"], checkpoint_s=cfg.checkpoint_s * n_ckpt,
+        restart_total_s=run["restart_time"], total_s=total, t0_s=t0,
+        mu=float(mu_in_convention(fails_cycle, mu_convention)),
+        mu_convention=mu_convention, stall_total_s=shrink_total, mean_away=away)
+
+
+def _overhead(method: str, r: int, first: Any, ss: Any, restarts: float, steps: int) -> float:
+    """Mean depth over the run's committed steps (steps weighted by the survival): the first
+    cycle's up to the end of the run, plus every later cycle's; r for the methods of fixed
+    depth."""
+    if method != "spare":
+        return float(r)
+    t_all1 = _time_to(first, steps)[0]
+    wts = ss.G * ss.rate
+    w1 = np.where(first.tau <= t_all1, first.G * first.rate, 0.0)
+    num = restarts * ss.trapz(wts * ss.depth) + first.trapz(w1 * first.depth)
+    den = restarts * ss.trapz(wts) + first.trapz(w1)
+    return float(num / den)
+
+
+def _per_committed_step(ss: Any, ckpt_per_step: float) -> tuple[float, float, float]:
+    """(wall time, failure-event time, groups away) per committed step of the steady cycle
+    (steps weighted by the survival, as the simulator averages), checkpoints excluded."""
     wsteps = ss.trapz(ss.G * ss.rate)
     tstep = float(ss.trapz(ss.G) / wsteps) - ckpt_per_step
     ev = float(ss.trapz(ss.G * ss.rate * ss.events) / wsteps)
     away = float(ss.trapz(ss.G * ss.rate * ss.n_surv) / wsteps)
-    n_ckpt = float(-(-steps // C)) if C else 0.0
-    return Prediction(
-        method=method, N=N, r=r, C=C, ttt_over_t0=total / t0,
-        availability=1.0 - down / total, overhead=overhead,
-        barrier_factor=expected_max_stack_sum(1, N, cfg.jitter_sigma if "barrier" in mech
-                                              else 0.0, cfg.jitter_min),
-        step_s=tstep, event_s_per_step=ev, restart_s=R, restart_windows=windows,
-        prefail_fraction=prefail, uptime_s=ss.U, first_uptime_s=U1,
-        failures_per_cycle=fails_cycle, progress_steps=W, restarts=restarts, rework_s=rework,
-        checkpoint_s=cfg.checkpoint_s * n_ckpt,
-        restart_total_s=run["restart_time"], total_s=total, t0_s=t0,
-        mu=float(mu_in_convention(_mu_index(method, N, r, layout), mu_convention)),
-        mu_convention=mu_convention, stall_total_s=shrink_total, mean_away=away)
+    return tstep, ev, away
 
 
 def clear_caches() -> None:

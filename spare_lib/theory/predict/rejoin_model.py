@@ -20,7 +20,7 @@ import numpy as np
 from spare_lib.theory.predict.chain import _run_on_lattice
 from spare_lib.theory.predict.curves import _Cfg, _clock, _law_curves, _law_key
 from spare_lib.theory.predict.cycle import _checkpointed_progress, _time_to
-from spare_lib.theory.predict.jobwide import laws_with_job_failures
+from spare_lib.theory.predict.jobwide import chain_restart_laws, laws_with_job_failures
 from spare_lib.theory.predict.rejoin import _rejoin_cycle, _tables
 from spare_lib.theory.predict.rejoin_law import clear_caches as _clear_law_caches
 from spare_lib.theory.predict.rejoin_law import first_process, restart_processes
@@ -150,7 +150,11 @@ def rejoin_fields(method: str, N: int, r: int, C: int | None, key: tuple, rcfg: 
     detection time of job-wide failures (:mod:`.jobwide`)."""
     cfg = _Cfg(key)
     laws, cy = rejoin_laws(method, N, r, key, rcfg, steps, layout)
-    laws, p_jobs = laws_with_job_failures(laws, *job)
+    if job[0] > 0.0:
+        laws, p_jobs = laws_with_job_failures(laws, *job,
+                                              chain_restart_laws(laws, N, _ALL_MECH, key))
+    else:
+        p_jobs = [0.0] * len(laws)
     first, ss = laws[0][2], laws[-1][2]  # (under job-wide failures: their grids are finer)
     ckpt = cfg.checkpoint_s / C if C else 0.0
     R = cy["restart_s"]
@@ -172,8 +176,9 @@ def rejoin_fields(method: str, N: int, r: int, C: int | None, key: tuple, rcfg: 
 
     a1, b1 = share(first_c, st1, t_all1)
     a2, b2 = share(ss_c, sts)
+    detect_total = restarts * p_jobs[-1] * job[1]  # job-wide failures' detection waits
     stall_total = (a1 + restarts * a2) / max(b1 + restarts * b2, 1e-300) * (
-        total - run["restart_time"])
+        total - run["restart_time"] - detect_total)  # (the stall share of the training time)
     (d1, den1), (ds, dens) = _weighted(first_c, first_c.depth, t_all1), _weighted(ss_c, ss_c.depth)
     den = max(den1 + restarts * dens, 1e-300)
     overhead = float((d1 + restarts * ds) / den)
@@ -188,7 +193,7 @@ def rejoin_fields(method: str, N: int, r: int, C: int | None, key: tuple, rcfg: 
     ss0 = cy["steady"]
     fails_cycle = float(ss0.trapz(exs["lam"] * ss0.G) + N * cy["prefail"])
     n_ckpt = float(-(-steps // C)) if C else 0.0
-    down = run["restart_time"] + stall_total + restarts * p_jobs[-1] * job[1]
+    down = run["restart_time"] + stall_total + detect_total
     return dict(
         method=method, N=N, r=r, C=C, ttt_over_t0=total / t0, availability=1.0 - down / total,
         overhead=overhead,

@@ -8,6 +8,7 @@ vectorised over the cycle's τ grid.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -205,8 +206,7 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
     ``expo(x)``: a live group's cumulative hazard over an exposure [τ, τ + x] (default λ_live·x),
     so that an attempt's failures follow the hazard over the attempt."""
     if expo is None:
-        def expo(x: np.ndarray) -> np.ndarray:
-            return lam_live * x
+        expo = functools.partial(np.multiply, lam_live)  # λ_live·x
     rejoin_s, s_rj, b, fetch = rcfg
     ta, f, s = cfg.allreduce_s, cfg.allreduce_fail_factor, cfg.shrink_s
     pi0 = np.clip(pi0, 0.0, 1.0)
@@ -226,13 +226,9 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
     xr1 = f * ta + s + patch1
     x1 = comp1 + ta
     h_r = expo(xr1)  # a retry's hazard per live group
-
     e21 = -np.expm1(-(np.maximum(n1 - _first_failures(expo, n1, x1), 1.0)) * h_r)
     T1 = x1.copy()
-    e1 = np.zeros_like(T1)
-    q_rj = np.zeros_like(T1)
-    q_fetch = np.zeros_like(T1)
-    commit_ev = np.zeros_like(T1)
+    e1, q_rj, q_fetch, commit_ev = (np.zeros_like(T1) for _ in range(4))
     fetch_on = method == "elastic-rebalance"
 
     def transition(retry1: np.ndarray) -> tuple:
@@ -291,25 +287,41 @@ def step_model(method: str, cfg: _Cfg, rcfg: tuple, N: int, mom: dict, pi0: np.n
         if np.max(np.abs(T1 - T_prev) / T1) < 1e-10:
             break
     st = StepModel()
-    c = c0 + nu01 + c1
     st.c0, st.nu01, st.c1, st.pi0, st.T0, st.T1, st.r01 = c0, nu01, c1, pi0, T0, T1, r01
+    st.e1, st.q_rj, st.q_fetch = e1, q_rj, q_fetch
+    st.T1_free = comp1 + ta
+    st.x1, st.units, st.comp1 = x1, u1, comp1
+    st.retry1, st.e21, st.patch1 = retry1, e21, patch1
+    return _per_commit_terms(st, method, cfg, rcfg, N, one, tab0, depth_of, expo,
+                             (ev0, ev1, commit_ev, n1, comp0))
+
+
+def _per_commit_terms(st: StepModel, method: str, cfg: _Cfg, rcfg: tuple, N: int, one: dict,
+                      tab0: tuple, depth_of, expo, v: tuple) -> StepModel:  # noqa: ANN001
+    """Fill in ``st``'s per-commit averages of :func:`step_model` (its states' rates c0, ν01,
+    c1 and times already set): the commit period T, the stall and event time, the depth and
+    weight of a commit (:func:`_commit_law`) and the compute; ``v``: the transition's and
+    state 1's event attempts, state 1's committed events, its live groups and state 0's
+    compute."""
+    ev0, ev1, commit_ev, n1, comp0 = v
+    ta, f, s = cfg.allreduce_s, cfg.allreduce_fail_factor, cfg.shrink_s
+    s_rj, b = rcfg[1], rcfg[2]
+    c0, nu01, c1 = st.c0, st.nu01, st.c1
+    c = c0 + nu01 + c1
     st.T = 1.0 / np.maximum(c, 1e-300)
 
     def per_commit(v0: np.ndarray, vt: np.ndarray, v1: np.ndarray) -> np.ndarray:
         return (c0 * v0 + nu01 * vt + c1 * v1) * st.T
 
-    st.stall = (nu01 * (s_rj + ev0 * s) + c1 * (ev1 * s + q_rj * s_rj)) * st.T
+    st.stall = (nu01 * (s_rj + ev0 * s) + c1 * (ev1 * s + st.q_rj * s_rj)) * st.T
     st.events = (nu01 * ev0 + c1 * ev1) * st.T
     # a step commits with the groups away at its start and those its attempts noticed: the
     # failures over its exposure (all of it but the committing attempt's all-reduce and what
     # follows, noticed at the next step's first poll)
-    k_commit = one["k"] + n1 * expo(np.maximum(T1 - ta - commit_ev * ((f - 1.0) * ta + s), 0.0))
-    k_tr = 1.0 + N * expo(np.maximum(r01 - ta, 0.0))  # a transition: its event and the rest
+    k_commit = one["k"] + n1 * expo(np.maximum(st.T1 - ta - commit_ev * ((f - 1.0) * ta + s),
+                                               0.0))
+    k_tr = 1.0 + N * expo(np.maximum(st.r01 - ta, 0.0))  # a transition: its event and the rest
     st.depth, st.weight = _commit_law(method, N, one, tab0, k_commit, k_tr, depth_of, per_commit,
                                       b)
-    st.comp = per_commit(comp0, comp0, comp1)
-    st.e1, st.q_rj, st.q_fetch = e1, q_rj, q_fetch
-    st.T1_free = comp1 + ta
-    st.x1, st.units, st.comp1 = x1, u1, comp1
-    st.retry1, st.e21, st.patch1 = retry1, e21, patch1
+    st.comp = per_commit(comp0, comp0, st.comp1)
     return st
