@@ -149,9 +149,10 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                   "model_bytes_b": 2e12, "r_halfwidth": 1, "rep_r": [3], "max_wall_t0": 20.0},
     },
     "70_real_failures": {
-        # Fits: bootstrap CIs (n_boot draws). Figs. 6–7 at N = 600 (10,000 steps, paper C): spare
-        # r = 2..20 and rep r = 2..10 (Rep beyond 10 only adds overhead) × 4 failure models × trials;
-        # then the trace planner (r, then C) on StepFun. ≈ 0.1–0.3 s per run, ≈ 6–8 min on 2 cores.
+        # Fits: bootstrap CIs (n_boot draws). Figs. 6–7 at N = 600 (10,000 steps, the planner's C0):
+        # spare r = 2..20 and rep r = 2..10 (Rep beyond 10 only adds overhead) × 4 failure models ×
+        # trials; then run_plan on StepFun (r, then C). ≈ 0.5 s per run and 7–9 min in all on 2
+        # cores shared with other jobs (load ≈ 6).
         "full": {"n_boot": 200, "steps": 10_000, "trials": 5, "spare_r": list(range(2, 21)),
                  "rep_r": list(range(2, 11)), "workers": 2, "max_wall_t0": 50.0, "plan_trials": 5},
         "smoke": {"n_boot": 0, "steps": 200, "trials": 2, "spare_r": [3, 9], "rep_r": [2, 3],

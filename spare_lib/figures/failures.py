@@ -1,9 +1,10 @@
 """Figures of notebook 70 (real failure logs): inter-arrival fits, simultaneous-fault sizes, per-node
 rate dispersion, Titan GPU survival, and Figs. 6–7 redone with trace-driven failures.
 
-Builders take the library's tables (:mod:`spare_lib.failures` traces and fits, the points of
-:func:`spare_lib.cluster.planning.traces.plan_with_trace`) and return a Figure; they compute nothing but what
-they draw (histograms, Kaplan–Meier curves via ``scipy.stats.ecdf``).
+Builders take the library's tables and results (:mod:`spare_lib.failures` traces and fits, the
+:class:`~spare_lib.cluster.planning.PlanResult` of :func:`~spare_lib.cluster.planning.run_plan`
+per failure model) and return a Figure; they compute nothing but what they draw (histograms,
+Kaplan–Meier curves via ``scipy.stats.ecdf``).
 """
 
 from __future__ import annotations
@@ -170,44 +171,58 @@ def make_titan_survival(lifetimes: Any, fits: Any, paper_shape: float = 0.78) ->
     return fig
 
 
-def make_trace_vs_r(points: Any, metric: str, ylabel: str) -> Any:
-    """Figs. 6/7 redone: ``metric`` against r, one panel per failure model, SPARe+CKPT and Rep+CKPT.
+def make_trace_vs_r(plans: Mapping[str, Any], metric: str, ylabel: str) -> Any:
+    """Figs. 6/7 redone: ``metric`` against r, one panel per failure model, one curve per method.
 
     Parameters
     ----------
-    points : DataFrame
-        Columns model, method ('spare', 'rep'), r, ``<metric>_mean``, ``<metric>_se`` (e.g. from
-        the points of :func:`~spare_lib.cluster.planning.traces.plan_with_trace`), and a bool ``best``
-        marking each method's optimum per model (drawn as a star).
+    plans : mapping failure model -> PlanResult
+        Simulated plans (:func:`~spare_lib.cluster.planning.run_plan` with ``trials``), one
+        panel each in the mapping's order. A panel draws the stage-1 points
+        (:class:`~spare_lib.cluster.planning.results.SimulatedPoint`: every candidate r at its
+        checkpoint interval C0) of each method with redundancy (SPARe+CKPT, Rep+CKPT), and a star
+        at each method's choice of r (:attr:`PlanResult.choices`).
     metric : {'ttt', 'availability'}
+        'ttt': mean TTT/T0 over the trials with ±2 standard errors, log axis; 'availability':
+        mean availability in % (a SimulatedPoint carries the per-trial TTT/T0 only, so no
+        error bars).
     ylabel : str
 
     Returns
     -------
     matplotlib.figure.Figure
-        Mean over trials with ±2 standard errors; TTT/T0 on a log axis, availability in %.
     """
     import matplotlib.pyplot as plt
     from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     if metric not in ("ttt", "availability"):
         raise ValueError(f"metric must be 'ttt' or 'availability', got {metric!r}")
-    models = list(dict.fromkeys(points["model"]))
-    fig, axes = plt.subplots(1, len(models), figsize=(PAGE_IN, 2.5), squeeze=False, sharey=True)
-    scale = 100.0 if metric == "availability" else 1.0
-    for ax, model in zip(axes[0], models, strict=True):
-        for m, label in (("spare", "SPARe+CKPT"), ("rep", "Rep+CKPT")):
-            sub = points[(points["model"] == model) & (points["method"] == m)].sort_values("r")
-            if sub.empty:
+    if not plans:
+        raise ValueError("plans must hold at least one simulated plan, got none")
+    fig, axes = plt.subplots(1, len(plans), figsize=(PAGE_IN, 2.5), squeeze=False, sharey=True)
+    for ax, (model, res) in zip(axes[0], plans.items(), strict=True):
+        if not res.points:
+            raise ValueError(f"plans must be simulated (run_plan with trials); {model!r} has no "
+                             "simulated points")
+        for name in dict.fromkeys(p.method for p in res.points):
+            pts = sorted((p for p in res.points if p.method == name and p.stage == 1 and p.r > 1),
+                         key=lambda p: p.r)
+            if not pts:
                 continue
-            sty = METHOD_STYLE[label]
-            y = scale * sub[f"{metric}_mean"].to_numpy()
-            ax.errorbar(sub["r"], y, yerr=2 * scale * np.nan_to_num(sub[f"{metric}_se"].to_numpy()),
-                        color=sty["color"], marker=sty["marker"], markersize=3, linestyle=sty["linestyle"],
-                        capsize=1.5, label=label)
-            b = sub[sub["best"]]
-            ax.plot(b["r"], scale * b[f"{metric}_mean"], marker="*", markersize=11, color=sty["color"],
-                    markeredgecolor="k", linestyle="none")
+            sty = METHOD_STYLE.get(pts[0].label, {"color": "#009E73", "marker": "d",
+                                                  "linestyle": "-"})
+            r = [p.r for p in pts]
+            if metric == "ttt":
+                y = np.array([p.ttt_mean for p in pts])
+                err = 2.0 * np.nan_to_num(np.array([p.ttt_se for p in pts]))
+            else:
+                y, err = 100.0 * np.array([p.availability_mean for p in pts]), None
+            ax.errorbar(r, y, yerr=err, color=sty["color"], marker=sty["marker"], markersize=3,
+                        linestyle=sty["linestyle"], capsize=1.5, label=pts[0].label)
+            best = res.choices[name].r if name in res.choices else None
+            star = [i for i, p in enumerate(pts) if p.r == best]
+            ax.plot([r[i] for i in star], [y[i] for i in star], marker="*", markersize=11,
+                    color=sty["color"], markeredgecolor="k", linestyle="none")
         ax.set_title(model, fontsize="small")
         ax.set_xlabel("redundancy r")
         if metric == "ttt":
