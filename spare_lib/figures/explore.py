@@ -183,7 +183,7 @@ def planner_inputs(strategies: str | tuple[str, ...] = "paper", **knobs: Any) ->
     'all' or a comma list).
 
     >>> planner_inputs(gpus=None, restart_s=1200.0, strategies="all").methods[-1]
-    'elastic-rebalance'
+    'spare-b+drop'
     """
     unknown = sorted(set(knobs) - set(INPUT_KNOBS))
     if unknown:

@@ -94,7 +94,7 @@ def job_restart_mean(mean_s: float, law: Any, nu: float) -> float:
     Examples
     --------
     >>> round(job_restart_mean(3600.0, None, 1 / 1800.0), 1)  # (e^2 − 1)·1800 s
-    11500.2
+    11500.3
     """
     if nu <= 0.0:
         return mean_s
