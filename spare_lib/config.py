@@ -198,11 +198,12 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "82_spare_microbatch": {
         # S̄_b from the committed theory/MC table and a fresh makespan Monte Carlo at N=600, r=8,
         # b=8; SPARe-b (CKPT, repair, drop) against SPARe+CKPT, elastic-rebalance at three fetch
-        # times and elastic-drop, planned by spare plan's pipeline (quick: the fast model's r and
-        # C per method), common random numbers across methods and fetch times, paired t, Holm.
+        # times and elastic-drop, planned by spare plan's pipeline (full: its r and C search and
+        # run length; smoke: the fast model's r and C), common random numbers across methods and
+        # fetch times, paired t, Holm. Full: about 9 min on one core of the loaded 2-core machine.
         "full": {"makespan_N": 600, "makespan_r": 8, "makespan_b": 8, "makespan_trials": 2000,
-                 "sizes": [100_000, 600_000], "steps": 2000, "trials": 10, "microbatches": 8,
-                 "fetch_s": [0.0, 10.0, 60.0], "quick": True, "workers": 1},
+                 "sizes": [100_000, 600_000], "steps": "auto", "trials": 10, "microbatches": 8,
+                 "fetch_s": [0.0, 10.0, 60.0], "quick": False, "workers": 1},
         "smoke": {"makespan_N": 600, "makespan_r": 8, "makespan_b": 8, "makespan_trials": 100,
                   "sizes": [100_000], "steps": 200, "trials": 2, "microbatches": 8,
                   "fetch_s": [0.0, 10.0, 60.0], "quick": True, "workers": 1},
