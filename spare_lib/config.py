@@ -196,6 +196,19 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                   "table_stall_s": [0.1, 180], "calib_steps": 200, "calib_trials": 1,
                   "calib_iters": 4, "repair_cases": 1, "repair_days": 20},
     },
+    "82_spare_microbatch": {
+        # S̄_b from the committed theory/MC table and a fresh makespan Monte Carlo at N=600, r=8,
+        # b=8; SPARe-b (CKPT, repair, drop) against SPARe+CKPT, elastic-rebalance at three fetch
+        # times and elastic-drop, planned by spare plan's pipeline (full: its r and C search and
+        # run length; smoke: the fast model's r and C), common random numbers across methods and
+        # fetch times, paired t, Holm. Full: about 9 min on one core of the loaded 2-core machine.
+        "full": {"makespan_N": 600, "makespan_r": 8, "makespan_b": 8, "makespan_trials": 2000,
+                 "sizes": [100_000, 600_000], "steps": "auto", "trials": 10, "microbatches": 8,
+                 "fetch_s": [0.0, 10.0, 60.0], "quick": False, "workers": 1},
+        "smoke": {"makespan_N": 600, "makespan_r": 8, "makespan_b": 8, "makespan_trials": 100,
+                  "sizes": [100_000], "steps": 200, "trials": 2, "microbatches": 8,
+                  "fetch_s": [0.0, 10.0, 60.0], "quick": True, "workers": 1},
+    },
     "85_production_failures": {
         # Every method planned (spare plan's pipeline) in the llama3 mix at 16k, 100k and 600k
         # GPUs (and in the paper's world at 100k and 600k), the ceiling against T_r, the tornado

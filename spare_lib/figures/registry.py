@@ -173,6 +173,15 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "against the simulator under stated assumptions"),
     FigureSpec("repair_theory_vs_sim", "beyond the paper (issue 13)", "80_strategies",
                "Mean time between wipe-outs of SPARe+repair: birth-death chain vs simulation"),
+    FigureSpec("microbatch_sbar", "beyond the paper (issue 25)", "82_spare_microbatch",
+               "S̄_b against micro-batches per shard b and r (theory, Monte Carlo, global bound), "
+               "and the makespan L*/b against the failures k and its per-sequence distribution"),
+    FigureSpec("microbatch_ttt", "beyond the paper (issue 25)", "82_spare_microbatch",
+               "TTT/T0 of SPARe-b (CKPT, repair, drop) against SPARe+CKPT, elastic-rebalance at "
+               "fetch_s = 0, 10, 60 s and elastic-drop, 100k and 600k GPUs (planned)"),
+    FigureSpec("microbatch_verdict", "beyond the paper (issue 25)", "82_spare_microbatch",
+               "Paired TTT differences of each SPARe-b method against each rival, Holm-adjusted "
+               "95 % intervals, 100k and 600k GPUs"),
     FigureSpec("production_strategies", "beyond the paper (issue 24)", "85_production_failures",
                "TTT/T0 of every strategy in the llama3 failure mix and the paper's world at 16k, "
                "100k and 600k GPUs (planned by spare plan's pipeline)"),

@@ -1,0 +1,122 @@
+"""Figures of notebook 82 (SPARe at micro-batch granularity, issue 25): S̄_b against b and r
+with the makespan distribution, and TTT/T0 of the SPARe-b methods against SPARe+CKPT,
+elastic-rebalance at several fetch times and elastic-drop, with the paired verdicts.
+
+The builders only draw: every number comes from the tables the notebook computes
+(:mod:`spare_lib.cluster.planning.microbatch_plan`, :mod:`spare_lib.rectlr.microbatch_mc`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from spare_lib.figures.strategies import STRATEGY_STYLE
+from spare_lib.figures.style import PAGE_IN
+
+#: Colours of the SPARe-b methods (Okabe–Ito, distinct from STRATEGY_STYLE's).
+MICROBATCH_STYLE: dict[str, dict[str, str]] = {
+    "spare-b": {"color": "#E69F00", "marker": "o", "linestyle": "-"},
+    "spare-b+repair": {"color": "#F0E442", "marker": "s", "linestyle": "--"},
+    "spare-b+drop": {"color": "#999999", "marker": "D", "linestyle": "-."},
+}
+
+
+def _style(method: str) -> dict[str, str]:
+    return MICROBATCH_STYLE.get(method) or STRATEGY_STYLE.get(method) or {
+        "color": "0.5", "marker": "o", "linestyle": "-"}
+
+
+def make_microbatch_sbar(sbar: Any, by_k: Any, per_sequence: Any) -> Any:
+    """Left: S̄_b against b, one line per r (theory) with the Monte Carlo markers (± 2 s.e.)
+    and the global bound (dotted). Middle: mean L*(k)/b and the global bound g_b(k)/b against
+    the failures k at one (N, r, b). Right: histogram of the per-sequence time average of L*/b.
+
+    ``sbar``: rows ``r``, ``b``, ``sbar_theory``, ``sbar_mc``, ``sbar_mc_se``, ``sbar_global``
+    (one N); ``by_k``: rows ``k``, ``mean_l_over_b``, ``global_over_b``; ``per_sequence``: rows
+    ``sbar_b`` (one per failure sequence); ``by_k.attrs`` may hold ``title``."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(PAGE_IN, 0.36 * PAGE_IN))
+    ax = axes[0]
+    for i, (r, sub) in enumerate(sbar.groupby("r", sort=True)):
+        sub = sub.sort_values("b")
+        col = f"C{i}"
+        ax.plot(sub["b"], sub["sbar_theory"], "-", color=col, lw=1.0, label=f"r = {r}")
+        ax.errorbar(sub["b"], sub["sbar_mc"], yerr=2 * sub["sbar_mc_se"], fmt="o", ms=3,
+                    color=col, lw=0.8)
+        ax.plot(sub["b"], sub["sbar_global"], ":", color=col, lw=0.8)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("micro-batches per shard b")
+    ax.set_ylabel("S̄_b (shards per step)")
+    ax.legend(fontsize="x-small")
+    ax = axes[1]
+    ax.plot(by_k["k"], by_k["mean_l_over_b"], "-", color="C0", lw=1.0, label="E[L*(k)]/b")
+    ax.plot(by_k["k"], by_k["global_over_b"], ":", color="0.2", lw=1.0, label="⌈Nb/(N−k)⌉/b")
+    ax.set_xlabel("failures k")
+    ax.set_ylabel("makespan / b")
+    ax.legend(fontsize="x-small")
+    ax.set_title(by_k.attrs.get("title", ""), fontsize="small")
+    ax = axes[2]
+    ax.hist(per_sequence["sbar_b"], bins=30, color="C0", alpha=0.8)
+    ax.set_xlabel("S̄_b of one failure sequence")
+    ax.set_ylabel("sequences")
+    fig.tight_layout()
+    return fig
+
+
+def make_microbatch_ttt(table: Any) -> Any:
+    """TTT/T0 of every variant (method and fetch time) at its planned (r, C), one panel per
+    cluster size; error bars: the 95 % Student-t interval of the mean over the trials.
+
+    ``table``: rows ``gpus``, ``variant`` (label), ``method``, ``ttt_over_t0``, ``ci_low``,
+    ``ci_high``."""
+    import matplotlib.pyplot as plt
+
+    sizes = list(dict.fromkeys(table["gpus"]))
+    fig, axes = plt.subplots(1, len(sizes), figsize=(PAGE_IN, 0.42 * PAGE_IN), squeeze=False)
+    for ax, g in zip(axes[0], sizes, strict=True):
+        sub = table[table["gpus"] == g].reset_index(drop=True)
+        y = sub["ttt_over_t0"].to_numpy(float)
+        err = np.vstack([y - sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float) - y])
+        x = np.arange(len(sub))
+        ax.barh(x, y, xerr=np.nan_to_num(err), color=[_style(m)["color"] for m in sub["method"]],
+                edgecolor="0.3", linewidth=0.3, error_kw={"lw": 0.6, "capsize": 1.5})
+        ax.set_yticks(x, sub["variant"], fontsize="x-small")
+        ax.invert_yaxis()
+        ax.set_xlim(left=max(0.0, 0.95 * float(np.nanmin(sub["ci_low"].fillna(sub["ttt_over_t0"])))))
+        ax.set_xlabel("TTT / T0")
+        ax.set_title(f"{g:,} GPUs")
+    fig.tight_layout()
+    return fig
+
+
+def make_microbatch_verdict(verdicts: Any) -> Any:
+    """Paired differences of TTT, (SPARe-b variant − rival) / rival mean in %, with their
+    Holm-adjusted intervals, one panel per cluster size; left of 0 the SPARe-b variant is
+    faster, an interval across 0 is a tie.
+
+    ``verdicts``: rows ``gpus``, ``spare_variant``, ``rival``, ``diff_pct``, ``ci_low_pct``,
+    ``ci_high_pct``, ``method`` (the SPARe-b method, for its colour)."""
+    import matplotlib.pyplot as plt
+
+    sizes = list(dict.fromkeys(verdicts["gpus"]))
+    fig, axes = plt.subplots(1, len(sizes), figsize=(PAGE_IN, 0.5 * PAGE_IN), squeeze=False)
+    for ax, g in zip(axes[0], sizes, strict=True):
+        sub = verdicts[verdicts["gpus"] == g].reset_index(drop=True)
+        y = np.arange(len(sub))
+        d = sub["diff_pct"].to_numpy(float)
+        err = np.vstack([d - sub["ci_low_pct"].to_numpy(float), sub["ci_high_pct"].to_numpy(float) - d])
+        for i, row in sub.iterrows():
+            st = _style(row["method"])
+            ax.errorbar(d[i], y[i], xerr=np.nan_to_num(err[:, i:i + 1]), fmt=st["marker"],
+                        color=st["color"], ms=3.5, lw=0.8, capsize=1.5, mec="0.2", mew=0.3)
+        ax.axvline(0.0, color="0.3", lw=0.6)
+        ax.set_yticks(y, [f"{a} − {b}" for a, b in zip(sub["spare_variant"], sub["rival"],
+                                                        strict=True)], fontsize="xx-small")
+        ax.invert_yaxis()
+        ax.set_xlabel("ΔTTT (% of the rival's)")
+        ax.set_title(f"{g:,} GPUs")
+    fig.tight_layout()
+    return fig
