@@ -43,11 +43,10 @@ app: warm
 # slowest tests; every test has a time limit (pytest-timeout, `timeout` in pyproject.toml) and each
 # pytest phase as a whole PHASE_LIMIT_S (a hang in code that never returns to the interpreter).
 PHASE_LIMIT_S ?= 1800
-# KNOWN DEFECT, not a fix: notebooks 70 and 80 still call the planner API that issue 23 replaced
-# (plan_with_trace, plan_strategies, closed_form_choices) and fail at their first cell; until they
-# are ported to run_plan they are left out of nbval (and `make figures` fails on them). Remove
-# this list when they are ported.
-NBVAL_STALE := --ignore=notebooks/70_real_failures.ipynb --ignore=notebooks/80_strategies.ipynb
+# KNOWN DEFECT, not a fix: notebook 70 still calls the planner API that issue 23 replaced
+# (plan_with_trace) and fails at its first cell; until it is ported to run_plan it is left out of
+# nbval (and `make figures` fails on it). Remove this list when it is ported.
+NBVAL_STALE := --ignore=notebooks/70_real_failures.ipynb
 test: warm
 	$(TIMED) lint sh -c '$(BIN)/ruff check . && $(BIN)/lint-imports --no-cache'
 	$(TIMED) "unit tests" timeout -k 30 $(PHASE_LIMIT_S) env SPARE_SMOKE=1 \

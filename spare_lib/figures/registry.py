@@ -172,6 +172,10 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "against the simulator under stated assumptions"),
     FigureSpec("repair_theory_vs_sim", "beyond the paper (issue 13)", "80_strategies",
                "Mean time between wipe-outs of SPARe+repair: birth-death chain vs simulation"),
+    FigureSpec("strategies_600k_versus", "beyond the paper (issues 13, 24)", "80_strategies",
+               "The closing table at 600k GPUs: TTT of SPARe+CKPT over each other strategy's at "
+               "three stalls and both rejoin assumptions, paired Student-t intervals (Holm), open "
+               "markers tied"),
     FigureSpec("production_strategies", "beyond the paper (issue 24)", "85_production_failures",
                "TTT/T0 of every strategy in the llama3 failure mix and the paper's world at 16k, "
                "100k and 600k GPUs (planned by spare plan's pipeline)"),
