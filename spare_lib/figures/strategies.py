@@ -17,11 +17,12 @@ import numpy as np
 from spare_lib.figures.style import COLUMN_IN, PAGE_IN
 from spare_lib.registry.methods import METHODS
 
-#: One colour, marker and line style per strategy (colour-blind safe, distinct in grayscale).
+#: One colour, marker and line style per strategy (colour-blind safe, distinct in grayscale); every
+#: marker can be drawn filled (finished runs) or open (runs stopped at the wall cap).
 STRATEGY_STYLE: dict[str, dict[str, str]] = {
     "spare": {"color": "#0072B2", "marker": "o", "linestyle": "-"},
     "rep": {"color": "#D55E00", "marker": "^", "linestyle": "-"},
-    "ckpt": {"color": "#000000", "marker": "x", "linestyle": ":"},
+    "ckpt": {"color": "#000000", "marker": "X", "linestyle": ":"},
     "spare+repair": {"color": "#56B4E9", "marker": "s", "linestyle": "--"},
     "elastic-drop": {"color": "#009E73", "marker": "D", "linestyle": "-."},
     "elastic-rebalance": {"color": "#CC79A7", "marker": "v", "linestyle": "--"},

@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib.markers import MarkerStyle  # noqa: E402
 
 from spare_lib.cluster.planning.strategies import summarize_sweep  # noqa: E402
 from spare_lib.figures.strategies import (  # noqa: E402
@@ -22,6 +23,8 @@ from spare_lib.registry.methods import METHODS  # noqa: E402
 def test_every_registered_method_has_a_style() -> None:
     assert set(STRATEGY_STYLE) == set(METHODS)
     assert len({s["color"] for s in STRATEGY_STYLE.values()}) == len(METHODS)
+    # open markers mean "stopped at the wall cap": every marker must have a face to leave empty
+    assert all(MarkerStyle(s["marker"]).is_filled() for s in STRATEGY_STYLE.values())
 
 
 def _versus_rows() -> pd.DataFrame:
