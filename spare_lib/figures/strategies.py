@@ -165,8 +165,9 @@ def make_versus(rows: Any, ref_label: str = "SPARe+CKPT", panel: str = "rejoin",
         ax.set_yticks(ticks)
         ax.set_yticklabels(labels)
     axes[0, 0].invert_yaxis()  # shared: once for every panel
-    axes[0, -1].legend(fontsize=6, loc="lower right")
-    fig.tight_layout()
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=6, loc="lower center", ncol=len(labels), frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
 
