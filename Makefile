@@ -43,18 +43,14 @@ app: warm
 # slowest tests; every test has a time limit (pytest-timeout, `timeout` in pyproject.toml) and each
 # pytest phase as a whole PHASE_LIMIT_S (a hang in code that never returns to the interpreter).
 PHASE_LIMIT_S ?= 1800
-# KNOWN DEFECT, not a fix: notebook 80 still calls the planner API that issue 23 replaced
-# (plan_strategies, closed_form_choices) and fails at its first cell; until it is ported to
-# run_plan it is left out of nbval (and `make figures` fails on it). Remove this list when it is
-# ported (notebook 70 was ported: it runs under nbval).
-NBVAL_STALE := --ignore=notebooks/80_strategies.ipynb
+
 test: warm
 	$(TIMED) lint sh -c '$(BIN)/ruff check . && $(BIN)/lint-imports --no-cache'
 	$(TIMED) "unit tests" timeout -k 30 $(PHASE_LIMIT_S) env SPARE_SMOKE=1 \
 		$(BIN)/python -m pytest -q -n 2 --dist load --durations=25 --doctest-modules tests spare_lib
 	$(TIMED) nbval timeout -k 30 $(PHASE_LIMIT_S) env SPARE_SMOKE=1 \
 		$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=25 \
-		--nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg $(NBVAL_STALE) notebooks
+		--nbval-lax --nbval-sanitize-with tests/nbval_sanitize.cfg notebooks
 
 lab: warm
 	$(BIN)/jupyter lab $$(test "$$(id -u)" = 0 && echo --allow-root) notebooks/

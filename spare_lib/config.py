@@ -180,21 +180,38 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                   "max_wall_t0": 50.0, "kill_rate_ref_qs": [0.2]},
     },
     "80_strategies": {
-        # Sweeps: every strategy at its closed-form choice, N = 100 and 600, `sweep_trials` trials
-        # of `steps` steps (strategies a knob does not affect are run once, at the base point).
-        # Table: plan_strategies at N = 600 for three stalls. ≈ 500 runs, ≈ 5 min on 2 cores.
-        "full": {"steps": 10_000, "sweep_trials": 2, "plan_trials": 3, "workers": 2,
-                 "N_values": [100, 600], "max_wall_t0": 20.0,
+        # One world for every strategy (issue 24): `world` holds the symmetric-cost knobs every
+        # run gets (every 64-s unit its own jitter draw, Rep included; a commit after a noticed
+        # failure pays the aborted all-reduce and a full one, like a retry). Sweeps: every
+        # strategy at its fast-model choice, N = 100 and 600, `sweep_trials` trials of `steps`
+        # steps (strategies a knob does not affect are run once, at the base point). Closing
+        # table: the planner's pipeline (run_plan: r window, checkpoint search, `plan_trials`
+        # trials with common random numbers, sequential up to `plan_max_trials`) at N = 600 for
+        # the stalls `table_stall_s`, both rejoin assumptions; then the assumptions of issue 24
+        # at both ends around its longest-stall blocking cell (`tornado_trials`, the fast model's
+        # r and C). The job-wide share is notebook 85's: at 600k GPUs job-wide failures cap every
+        # strategy (T_r = 60 min) and a capped 10,000-step run there takes about a minute.
+        # About 30-40 min on a shared 2-core machine.
+        "full": {"steps": 10_000, "sweep_trials": 2, "workers": 2, "N_values": [100, 600],
+                 "max_wall_t0": 20.0, "world": {"jitter_model": "unit", "allreduce_rule": "abort"},
                  "stall_s": [0.1, 10, 30, 60, 120, 180, 300, 600],
                  "rejoin_min": [1, 5, 10, 30, 60, 120], "mtbf_min": [1, 2, 5, 10, 30],
                  "microbatches": [1, 2, 4, 8, 16, 32], "table_stall_s": [0.1, 60, 180],
+                 "plan_trials": 10, "plan_max_trials": 20, "plan_r_window": 1,
+                 "plan_checkpoint_factors": [0.5, 0.75, 1.5, 2.0], "plan_cap_t0": 50.0,
+                 "tornado_trials": 10,
+                 "tornado_assumptions": ["rejoin", "stall", "jitter", "detect", "fetch", "quorum",
+                                         "allreduce"],
                  "calib_steps": 2000, "calib_trials": 2, "calib_iters": 10,
                  "repair_cases": 4, "repair_days": 300},
-        "smoke": {"steps": 300, "sweep_trials": 1, "plan_trials": 2, "workers": 1,
-                  "N_values": [100, 600], "max_wall_t0": 5.0, "stall_s": [0.1, 180],
-                  "rejoin_min": [10, 60], "mtbf_min": [5, 30], "microbatches": [1, 8],
-                  "table_stall_s": [0.1, 180], "calib_steps": 200, "calib_trials": 1,
-                  "calib_iters": 4, "repair_cases": 1, "repair_days": 20},
+        "smoke": {"steps": 300, "sweep_trials": 1, "workers": 1, "N_values": [100, 600],
+                  "max_wall_t0": 5.0, "world": {"jitter_model": "unit", "allreduce_rule": "abort"},
+                  "stall_s": [0.1, 180], "rejoin_min": [10, 60], "mtbf_min": [5, 30],
+                  "microbatches": [1, 8], "table_stall_s": [0.1, 180], "plan_trials": 2,
+                  "plan_max_trials": None, "plan_r_window": 0, "plan_checkpoint_factors": [2.0],
+                  "plan_cap_t0": 10.0, "tornado_trials": 2,
+                  "tornado_assumptions": ["stall", "detect"], "calib_steps": 200,
+                  "calib_trials": 1, "calib_iters": 4, "repair_cases": 1, "repair_days": 20},
     },
     "82_spare_microbatch": {
         # S̄_b from the committed theory/MC table and a fresh makespan Monte Carlo at N=600, r=8,

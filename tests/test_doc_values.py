@@ -79,3 +79,10 @@ def test_every_generated_table_follows_its_results_file(tmp_path):
             df.to_csv(results / file, index=False)
             stale = stale_numbers((path,), results_dir=results)
             assert any("generated block differs" in s for s in stale), (doc, block, stale)
+
+
+def test_a_row_label_with_a_comma_is_one_condition(tmp_path):
+    pd.DataFrame({"name": ["a, b = 1", "a"], "k": [1, 1], "v": [2.5, 3.5]}).to_csv(
+        tmp_path / "y.csv", index=False)
+    text = '<!-- num y.csv "name=a, b = 1,k=1" v -->?<!-- /num -->'
+    assert render(text, tmp_path) == text.replace("?", "2.5")

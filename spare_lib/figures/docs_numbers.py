@@ -88,6 +88,19 @@ DOCS = (REPO_ROOT / "README.md", *sorted((REPO_ROOT / "docs").glob("*.md")))
 TAG = re.compile(r"<!--\s*num\s+(?P<spec>[^>]*?)\s*-->(?P<text>.*?)<!--\s*/num\s*-->", re.S)
 
 
+
+def _conditions(row: str, columns: Any) -> list[str]:
+    """The ``col=value`` conditions of a row filter, split at commas; a piece that does not start
+    with a column name and ``=`` belongs to the value before it (a label with a comma, as
+    "Elastic-rebalance+CKPT, b = 1")."""
+    out: list[str] = []
+    for piece in row.split(","):
+        if out and piece.partition("=")[0] not in columns:
+            out[-1] += "," + piece
+        else:
+            out.append(piece)
+    return out
+
 @dataclass(frozen=True)
 class NumberTag:
     """One parsed number tag: where its value comes from and how it is printed."""
@@ -138,7 +151,7 @@ class NumberTag:
             row = df.iloc[int(self.row[1:])]
         else:
             mask = None
-            for cond in self.row.split(","):
+            for cond in _conditions(self.row, df.columns):
                 col, _, want = cond.partition("=")
                 if col not in df.columns:
                     raise ValueError(f"{self.file}: no column {col!r} (columns: {list(df.columns)})")

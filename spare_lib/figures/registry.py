@@ -173,6 +173,10 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "against the simulator under stated assumptions"),
     FigureSpec("repair_theory_vs_sim", "beyond the paper (issue 13)", "80_strategies",
                "Mean time between wipe-outs of SPARe+repair: birth-death chain vs simulation"),
+    FigureSpec("strategies_600k_versus", "beyond the paper (issues 13, 24)", "80_strategies",
+               "The closing table at 600k GPUs: TTT of SPARe+CKPT over each other strategy's at "
+               "three stalls and both rejoin assumptions, paired Student-t intervals (Holm), open "
+               "markers tied"),
     FigureSpec("microbatch_sbar", "beyond the paper (issue 25)", "82_spare_microbatch",
                "S̄_b against micro-batches per shard b and r (theory, Monte Carlo, global bound), "
                "and the makespan L*/b against the failures k and its per-sequence distribution"),

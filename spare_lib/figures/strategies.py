@@ -1,5 +1,11 @@
 """Figures of notebook 80 (SPARe against the recovery strategies users choose): TTT/T0 of every
-strategy along one knob of the cluster, the published calibration points, the repair theory.
+strategy along one knob of the cluster, SPARe+CKPT against every other method in the closing
+table (paired intervals), the published calibration points, the repair theory.
+
+The builders only draw: the numbers come from
+:mod:`spare_lib.cluster.planning.strategies` (:func:`~spare_lib.cluster.planning.strategies.summarize_sweep`,
+:func:`~spare_lib.cluster.planning.strategies.versus`). Methods, their order and labels come from
+the method registry.
 """
 
 from __future__ import annotations
@@ -8,31 +14,19 @@ from typing import Any
 
 import numpy as np
 
-from spare_lib.cluster.planning.strategies import STRATEGIES, STRATEGY_LABELS
 from spare_lib.figures.style import COLUMN_IN, PAGE_IN
+from spare_lib.registry.methods import METHODS
 
-#: One colour, marker and line style per strategy (colour-blind safe, distinct in grayscale).
+#: One colour, marker and line style per strategy (colour-blind safe, distinct in grayscale); every
+#: marker can be drawn filled (finished runs) or open (runs stopped at the wall cap).
 STRATEGY_STYLE: dict[str, dict[str, str]] = {
     "spare": {"color": "#0072B2", "marker": "o", "linestyle": "-"},
     "rep": {"color": "#D55E00", "marker": "^", "linestyle": "-"},
-    "ckpt": {"color": "#000000", "marker": "x", "linestyle": ":"},
+    "ckpt": {"color": "#000000", "marker": "X", "linestyle": ":"},
     "spare+repair": {"color": "#56B4E9", "marker": "s", "linestyle": "--"},
     "elastic-drop": {"color": "#009E73", "marker": "D", "linestyle": "-."},
     "elastic-rebalance": {"color": "#CC79A7", "marker": "v", "linestyle": "--"},
 }
-
-
-def summarize_sweep(runs: Any) -> Any:
-    """Mean, min and max of TTT/T0 (and the other metrics' means) per (N, value, strategy) of
-    :func:`~spare_lib.cluster.planning.strategies.sweep_strategies` frames (an ``N`` column added)."""
-    g = runs.groupby(["N", "value", "strategy"], sort=False)
-    out = g.agg(label=("label", "first"), r=("r", "first"), ttt_over_t0=("ttt_over_t0", "mean"),
-                ttt_min=("ttt_over_t0", "min"), ttt_max=("ttt_over_t0", "max"),
-                availability=("availability", "mean"), overhead=("overhead", "mean"),
-                dropped_sample_fraction=("dropped_sample_fraction", "mean"),
-                stall_share=("stall_share", "mean"), finished=("completed", "all"),
-                trials=("trial", "count")).reset_index()
-    return out
 
 
 def make_strategy_sweep(summary: Any, xlabel: str, x_scale: float = 1.0, log_x: bool = True,
@@ -43,7 +37,7 @@ def make_strategy_sweep(summary: Any, xlabel: str, x_scale: float = 1.0, log_x: 
     Parameters
     ----------
     summary : DataFrame
-        From :func:`summarize_sweep`.
+        From :func:`~spare_lib.cluster.planning.strategies.summarize_sweep`.
     xlabel : str
         Axis label (with its unit).
     x_scale : float
@@ -70,7 +64,7 @@ def make_strategy_sweep(summary: Any, xlabel: str, x_scale: float = 1.0, log_x: 
                              sharey=True)
     for ax, (rv, N) in zip(axes.flat, [(rv, N) for rv in rows for N in Ns], strict=True):
         part = summary if rv is None else summary[summary[row] == rv]
-        for s in STRATEGIES:
+        for s in METHODS:
             sub = part[(part.N == N) & (part.strategy == s)].sort_values("value")
             if sub.empty:
                 continue
@@ -78,7 +72,7 @@ def make_strategy_sweep(summary: Any, xlabel: str, x_scale: float = 1.0, log_x: 
             x = sub["value"].to_numpy(dtype=float) / x_scale
             y = sub["ttt_over_t0"].to_numpy(dtype=float)
             fin = sub["finished"].to_numpy(dtype=bool)
-            ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"], label=STRATEGY_LABELS[s])
+            ax.plot(x, y, color=sty["color"], linestyle=sty["linestyle"], label=METHODS[s].label)
             ax.scatter(x[fin], y[fin], color=sty["color"], marker=sty["marker"], s=12, zorder=3)
             if (~fin).any():
                 ax.scatter(x[~fin], y[~fin], facecolors="none", edgecolors=sty["color"],
@@ -101,6 +95,79 @@ def make_strategy_sweep(summary: Any, xlabel: str, x_scale: float = 1.0, log_x: 
         ax.set_yticks([1, 2, 3, 5, 10, 20])
     axes[0, -1].legend(fontsize=6, loc="upper left", ncol=2)
     fig.tight_layout()
+    return fig
+
+
+def make_versus(rows: Any, ref_label: str = "SPARe+CKPT", panel: str = "rejoin",
+                group: str = "stall_s", group_label: str = "stall {:g} s") -> Any:
+    """The closing table as intervals: TTT(ref)/TTT(other) for every other method, one panel per
+    value of ``panel`` (e.g. the rejoin assumption), one block of rows per value of ``group``
+    (e.g. the stall).
+
+    Parameters
+    ----------
+    rows : DataFrame
+        :func:`~spare_lib.cluster.planning.strategies.versus` rows with the ``panel`` and
+        ``group`` columns added: ``method``, ``label``, ``ratio``, ``ratio_ci_low``,
+        ``ratio_ci_high``, ``tied``, ``finished``.
+    ref_label : str
+        The reference method's name, for the axis.
+    panel, group : str
+        Columns; ``group_label`` formats a group's value.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Filled markers: the interval excludes 1; open: tied (the interval covers 1) or no
+        interval; a triangle at the left edge: the other method's runs stopped at the wall cap
+        (its TTT is a lower bound, so the ratio is an upper bound).
+    """
+    import matplotlib.pyplot as plt
+
+    panels = list(dict.fromkeys(rows[panel]))
+    groups = list(dict.fromkeys(rows[group]))
+    methods = [m for m in METHODS if m in set(rows["method"])]
+    n_rows = len(groups) * (len(methods) + 1)
+    fig, axes = plt.subplots(1, len(panels), figsize=(PAGE_IN, 0.9 + 0.13 * n_rows),
+                             squeeze=False, sharey=True, sharex=True)
+    lo_x, hi_x = 0.1, 10.0
+    for ax, pv in zip(axes[0], panels, strict=True):
+        ticks, labels = [], []
+        for gi, gv in enumerate(groups):
+            sub = rows[(rows[panel] == pv) & (rows[group] == gv)].set_index("method")
+            base = gi * (len(methods) + 1)
+            ticks.append(base + (len(methods) - 1) / 2)
+            labels.append(group_label.format(gv))
+            for j, m in enumerate(methods):
+                if m not in sub.index:
+                    continue
+                x = sub.loc[m]
+                y = base + j
+                sty = STRATEGY_STYLE[m]
+                ratio = float(np.clip(x["ratio"], lo_x, hi_x))
+                label = METHODS[m].label if gi == 0 else None
+                if not bool(x["finished"]):
+                    ax.scatter([ratio], [y], marker="<", color=sty["color"], s=14, zorder=3,
+                               label=label)
+                    continue
+                lo, hi = float(x["ratio_ci_low"]), float(x["ratio_ci_high"])
+                if lo == lo:
+                    ax.plot([lo, hi], [y, y], color=sty["color"], linewidth=1.2)
+                filled = lo == lo and not bool(x["tied"])
+                ax.scatter([ratio], [y], marker=sty["marker"], s=14, zorder=3,
+                           facecolors=sty["color"] if filled else "white",
+                           edgecolors=sty["color"], label=label)
+        ax.axvline(1.0, color="#777777", linewidth=0.7, linestyle=":")
+        ax.set_xscale("log")
+        ax.set_xlim(lo_x, hi_x)
+        ax.set_title(str(pv))
+        ax.set_xlabel(f"TTT({ref_label}) / TTT(other)")
+        ax.set_yticks(ticks)
+        ax.set_yticklabels(labels)
+    axes[0, 0].invert_yaxis()  # shared: once for every panel
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=6, loc="lower center", ncol=len(labels), frameon=False)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
 
 
@@ -165,4 +232,4 @@ def make_repair_theory(table: Any) -> Any:
 
 
 __all__ = ["STRATEGY_STYLE", "make_calibration", "make_repair_theory", "make_strategy_sweep",
-           "summarize_sweep"]
+           "make_versus"]

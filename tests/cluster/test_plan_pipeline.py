@@ -21,13 +21,21 @@ from spare_lib.cluster import h100_600k
 from spare_lib.cluster.planning import PlanRequest, cluster_spec, run_plan
 from spare_lib.cluster.planning.candidates import checkpoint_candidates
 from spare_lib.cluster.planning.evaluation import simulate_plan_point, trial_seed
+from spare_lib.cluster.planning.models import fast_model
 from spare_lib.cluster.planning.strategies import (
     STRATEGIES,
+    closing_row,
+    crossings,
+    fast_choices,
     spec_of,
     stall_rule_model,
+    stall_winners,
+    summarize_sweep,
     sweep_strategies,
     trial_seeds,
+    versus,
 )
+from spare_lib.cluster.planning.verdict import Contender, verdict
 from spare_lib.figures.explore import simulated_frame
 from spare_lib.registry.methods import PAPER_METHODS
 
@@ -332,3 +340,138 @@ def test_stall_rule_model() -> None:
     assert T == pytest.approx(70.0 + 360.0 * (1 - math.exp(-T / 300.0)))
     with pytest.raises(ValueError, match="mtbf_s"):
         stall_rule_model(70.0, 1.0, 0.0)
+
+
+def test_fast_choices_are_the_fast_models_best_and_the_sweeps_choice() -> None:
+    """fast_choices is the point the planner centres its search on (FastModel.best), for every
+    model; sweep_strategies runs every method there."""
+    for model in ("predict", "finite"):
+        got = fast_choices(SMALL, 20, model=model)
+        fm = fast_model(spec_of(SMALL, 20), STRATEGIES, model, SMALL.steps)
+        assert set(got) == set(STRATEGIES)
+        assert all(got[s] == fm.best(s) for s in STRATEGIES)
+    df = sweep_strategies(SMALL, 20, "stall_s", [0.1], strategies=("spare", "ckpt"), trials=1, workers=1)
+    fc = fast_choices(SMALL, 20, ("spare", "ckpt"))
+    for row in df.itertuples():
+        assert (row.r, row.checkpoint_steps) == (fc[row.strategy].r, fc[row.strategy].checkpoint_steps)
+    with pytest.raises(ValueError, match="model must be one of"):
+        fast_choices(SMALL, 20, model="exact")
+    with pytest.raises(ValueError, match="config must be a ClusterConfig"):
+        fast_choices(spec_of(SMALL, 20), 20)
+    with pytest.raises(ValueError, match="method must be one of"):
+        fast_choices(SMALL, 20, ("spare", "nope"))
+
+
+def _runs():
+    import pandas as pd
+
+    rows = []
+    for N in (10, 20):
+        for v in (1.0, 100.0):
+            for s, base in (("spare", 2.0), ("spare+repair", 1.8), ("elastic-drop", 1.2),
+                            ("elastic-rebalance", 1.5), ("ckpt", 9.0)):
+                for t, d in enumerate((-0.1, 0.1)):
+                    ttt = base * (1 + (v == 100.0) * (s.startswith("elastic"))) + d
+                    rows.append({"N": N, "value": v, "strategy": s, "label": s, "r": 2, "trial": t,
+                                 "ttt_over_t0": ttt, "availability": 0.9, "overhead": 1.0,
+                                 "dropped_sample_fraction": 0.0, "stall_share": 0.1,
+                                 "completed": s != "ckpt"})
+    return pd.DataFrame(rows)
+
+
+def test_summarize_sweep_and_stall_winners_read_the_means() -> None:
+    summ = summarize_sweep(_runs())
+    one = summ[(summ.N == 10) & (summ.value == 1.0) & (summ.strategy == "spare")].iloc[0]
+    assert (one.ttt_over_t0, one.ttt_min, one.ttt_max, one.trials) == (pytest.approx(2.0), 1.9, 2.1, 2)
+    assert not summ[summ.strategy == "ckpt"].finished.any() and summ[summ.strategy == "spare"].finished.all()
+    w = stall_winners({"blocking": summ}).set_index(["N", "stall (s)"])
+    lo, hi = w.loc[(10, 1.0)], w.loc[(10, 100.0)]
+    assert lo["best"] == "Elastic-drop+CKPT" and lo["best exact"] == "Elastic-rebalance+CKPT"
+    assert lo["SPARe best / elastic best"] == pytest.approx(1.8 / 1.2)
+    assert lo["SPARe+CKPT / elastic best"] == pytest.approx(2.0 / 1.2)
+    # the elastic methods doubled at the long stall: SPARe+repair is best, CKPT-only (capped) is not
+    assert hi["best"] == "SPARe+repair+CKPT" and hi["SPARe best / elastic best"] == pytest.approx(1.8 / 2.4)
+    with pytest.raises(ValueError, match="runs must be sweep_strategies frames"):
+        summarize_sweep(_runs().drop(columns="N"))
+
+
+def test_crossings_interpolate_log_linearly() -> None:
+    """A power law ratio = (x/x0)^(-a) crosses 1 at x0 exactly, wherever the grid points are."""
+    x0, a = 37.0, 0.8
+    x = [0.1, 3.0, 20.0, 90.0, 600.0]
+    assert crossings(x, [(v / x0) ** (-a) for v in x]) == [pytest.approx(x0, rel=1e-12)]
+    assert crossings(x, [2.0] * len(x)) == []
+    up_down = crossings([1.0, 10.0, 100.0], [0.5, 2.0, 0.5])
+    assert up_down == [pytest.approx(10 ** 0.5), pytest.approx(10 ** 1.5)]
+    with pytest.raises(ValueError, match="strictly increasing"):
+        crossings([1.0, 1.0], [0.5, 2.0])
+    with pytest.raises(ValueError, match="positive finite"):
+        crossings([1.0, 2.0], [0.0, 2.0])
+
+
+class _Plan:
+    """What versus() reads of a simulated PlanResult."""
+
+    simulated = True
+
+    def __init__(self, cs):
+        self.verdict = verdict(cs)
+
+
+def test_versus_is_the_paired_t_interval_holm_adjusted() -> None:
+    """Oracle: scipy's paired t-test (ttest_rel) at the Holm levels, ranked by its p-values."""
+    from scipy import stats
+
+    ref = (2.00, 2.10, 1.95, 2.05, 2.02)
+    others = {"elastic-drop": (2.30, 2.35, 2.20, 2.41, 2.28),  # clearly slower than ref
+              "rep": (3.1, 3.3, 3.0, 3.2, 3.4),
+              "spare+repair": (2.02, 2.05, 2.00, 2.08, 1.98)}  # within noise
+    cs = [Contender("spare", 8, 20, sum(ref) / 5, ref)]
+    cs += [Contender(m, 1, 10, sum(t) / 5, t) for m, t in others.items()]
+    cs.append(Contender("ckpt", 1, 2, 20.0, (20.0,) * 5, finished=False))
+    out = {x["method"]: x for x in versus(_Plan(cs))}
+    assert set(out) == set(others) | {"ckpt"}
+    tests = {m: stats.ttest_rel(t, ref) for m, t in others.items()}
+    order = sorted(others, key=lambda m: tests[m].pvalue)
+    for rank, m in enumerate(order):
+        level = 1 - 0.05 / (len(others) - rank)
+        lo, hi = tests[m].confidence_interval(level)
+        mean_o = sum(others[m]) / 5
+        x = out[m]
+        assert x["confidence"] == pytest.approx(level)
+        assert (x["ci_low"], x["ci_high"]) == (pytest.approx(lo / mean_o), pytest.approx(hi / mean_o))
+        assert x["gain"] == pytest.approx(1 - (sum(ref) / 5) / mean_o)
+        assert x["ratio"] == pytest.approx(1 - x["gain"])
+        assert x["ratio_ci_low"] == pytest.approx(1 - x["ci_high"])
+        assert x["tied"] == (x["ci_low"] <= 0 <= x["ci_high"])
+    assert out["spare+repair"]["tied"] and out["spare+repair"]["favours"] == "tied"
+    assert out["elastic-drop"]["favours"] == out["rep"]["favours"] == "SPARe+CKPT"
+    ck = out["ckpt"]  # stopped at the cap: a lower bound, no interval, and SPARe+CKPT finished
+    assert not ck["finished"] and ck["ci_low"] != ck["ci_low"] and ck["favours"] == "SPARe+CKPT"
+    with pytest.raises(ValueError, match="ref must be one of"):
+        versus(_Plan(cs), ref="elastic-rebalance")
+    with pytest.raises(ValueError, match="res must be a simulated PlanResult"):
+        versus(object())
+
+
+def test_versus_with_one_trial_resolves_nothing() -> None:
+    cs = [Contender("spare", 8, 20, 2.0, (2.0,)), Contender("elastic-drop", 1, 10, 2.5, (2.5,))]
+    (x,) = versus(_Plan(cs))
+    assert x["ci_low"] != x["ci_low"] and not x["tied"] and x["favours"] == "unresolved"
+
+
+def test_closing_row_of_a_plan_of_every_method(every_method) -> None:
+    row = closing_row(every_method)
+    v = every_method.verdict
+    assert row["best_method"] == v.best.method and row["best_ttt_over_t0"] == v.best.ttt
+    assert row["trials"] == 2 and row["statement"] == v.statement
+    for s in STRATEGIES:
+        c = every_method.choices[s]
+        assert (row[f"r_{s}"], row[f"C_{s}"]) == (c.r, c.checkpoint_steps)
+        if s != "spare":
+            assert f"gain_vs_{s}_ci_low" in row and row[f"favours_vs_{s}"]
+    exact = [c for c in v.contenders if c.trains and c.method not in ("elastic-drop",)]
+    assert row["best_exact_ttt_over_t0"] == min(c.ttt for c in exact)
+    # SMALL: only the elastic methods finish, so there is no SPARe-to-other ratio
+    assert not any(c.finished for c in v.contenders if c.method.startswith("spare"))
+    assert row["family_ratio"] != row["family_ratio"] and row["family_favours"] == "other"
