@@ -15,16 +15,11 @@ import numpy as np
 from spare_lib.figures.strategies import STRATEGY_STYLE
 from spare_lib.figures.style import PAGE_IN
 
-#: Colours of the SPARe-b methods (Okabe–Ito, distinct from STRATEGY_STYLE's).
-MICROBATCH_STYLE: dict[str, dict[str, str]] = {
-    "spare-b": {"color": "#E69F00", "marker": "o", "linestyle": "-"},
-    "spare-b+repair": {"color": "#F0E442", "marker": "s", "linestyle": "--"},
-    "spare-b+drop": {"color": "#999999", "marker": "D", "linestyle": "-."},
-}
-
 
 def _style(method: str) -> dict[str, str]:
-    return MICROBATCH_STYLE.get(method) or STRATEGY_STYLE.get(method) or {
+    """The method's style of :data:`~spare_lib.figures.strategies.STRATEGY_STYLE` (one per
+    registered method)."""
+    return STRATEGY_STYLE.get(method) or {
         "color": "0.5", "marker": "o", "linestyle": "-"}
 
 

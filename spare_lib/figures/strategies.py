@@ -26,6 +26,9 @@ STRATEGY_STYLE: dict[str, dict[str, str]] = {
     "spare+repair": {"color": "#56B4E9", "marker": "s", "linestyle": "--"},
     "elastic-drop": {"color": "#009E73", "marker": "D", "linestyle": "-."},
     "elastic-rebalance": {"color": "#CC79A7", "marker": "v", "linestyle": "--"},
+    "spare-b": {"color": "#E69F00", "marker": "o", "linestyle": "-"},
+    "spare-b+repair": {"color": "#F0E442", "marker": "s", "linestyle": "--"},
+    "spare-b+drop": {"color": "#999999", "marker": "D", "linestyle": "-."},
 }
 
 
