@@ -232,13 +232,13 @@ def _trace(args: argparse.Namespace) -> Any:
 
 def request_from_args(args: argparse.Namespace) -> Any:
     """The :class:`~spare_lib.cluster.planning.PlanRequest` of ``spare plan``'s flags."""
-    from spare_lib.cluster.planning import PlanRequest
+    from spare_lib.cluster.planning import CKPT_FACTORS, PlanRequest
     from spare_lib.registry.methods import PAPER_METHODS
 
     methods = args.strategies or PAPER_METHODS
     check_plan_flags(args, methods)
     spec = spec_from_args(args)
-    fs = (0.5, 0.75, 1.5, 2.0) if args.checkpoint_factors is None else args.checkpoint_factors
+    fs = CKPT_FACTORS if args.checkpoint_factors is None else args.checkpoint_factors
     return PlanRequest(
         spec=spec, methods=methods, trace=None if args.failures is None else _trace(args),
         spare_r=args.spare_r, rep_r=args.rep_r, r_window=knob_value(args, "r_window"),

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from spare_lib._util.validate import check_positive
+from spare_lib.cluster.planning.fast import CKPT_FACTORS
 from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.failures.mix import failure_mix
 from spare_lib.registry.knobs import KNOBS
@@ -132,7 +133,7 @@ class PlanRequest:
     spare_r: tuple[int, ...] | None = None
     rep_r: tuple[int, ...] | None = None
     r_window: int = KNOBS["r_window"].default
-    checkpoint_factors: tuple[float, ...] = (0.5, 0.75, 1.5, 2.0)
+    checkpoint_factors: tuple[float, ...] = CKPT_FACTORS
     layout: str = KNOBS["layout"].default
     rep_placement: str = KNOBS["rep_placement"].default
     model: str = KNOBS["model"].default
