@@ -34,6 +34,15 @@ from functools import lru_cache
 from spare_lib._util.validate import check_positive, check_probability
 
 
+def _checked(job_share: float, system_mtbf_s: float, restart_s: float,
+             detect_s: float) -> tuple[float, float, float, float]:
+    """The ceiling's inputs validated: (q, m, T_r, d)."""
+    return (check_probability("job_share", job_share),
+            check_positive("system_mtbf_s", system_mtbf_s),
+            check_positive("restart_s", restart_s, allow_zero=True),
+            check_positive("detect_s", detect_s, allow_zero=True))
+
+
 def availability_ceiling(job_share: float, system_mtbf_s: float, restart_s: float,
                          detect_s: float = 0.0) -> float:
     """A_job = 1/(e^(λT_r) + λd) with λ = q_job/m (module docstring).
@@ -61,10 +70,7 @@ def availability_ceiling(job_share: float, system_mtbf_s: float, restart_s: floa
     >>> availability_ceiling(0.0, 300.0, 3600.0)
     1.0
     """
-    q = check_probability("job_share", job_share)
-    m = check_positive("system_mtbf_s", system_mtbf_s)
-    tr = check_positive("restart_s", restart_s, allow_zero=True)
-    d = check_positive("detect_s", detect_s, allow_zero=True)
+    q, m, tr, d = _checked(job_share, system_mtbf_s, restart_s, detect_s)
     if q == 0.0:
         return 1.0
     lam = q / m
@@ -116,10 +122,7 @@ def availability_ceiling_renewal(job_share: float, system_mtbf_s: float, restart
     """
     import numpy as np
 
-    q = check_probability("job_share", job_share)
-    m = check_positive("system_mtbf_s", system_mtbf_s)
-    tr = check_positive("restart_s", restart_s, allow_zero=True)
-    d = check_positive("detect_s", detect_s, allow_zero=True)
+    q, m, tr, d = _checked(job_share, system_mtbf_s, restart_s, detect_s)
     if q == 0.0:
         return 1.0
     if failure_dist not in ("weibull", "exponential"):
