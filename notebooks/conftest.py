@@ -9,6 +9,10 @@ does not know, and that its cells glued every number its markdown pastes
 (:func:`spare_lib.figures.prose.glue_keys_in_markdown`). These checks used to need a second,
 papermill execution of every notebook in the unit tests; ``tests/figures/test_notebooks.py``
 keeps one papermill run, of the pipeline itself.
+
+Every kernel nbval starts listens on Unix sockets of its own
+(:class:`spare_lib.figures.kernels.IpcKernelManager`) instead of TCP ports picked at random, which
+another process could take in the moment before the kernel binds them (see that module).
 """
 
 from __future__ import annotations
@@ -59,6 +63,15 @@ class RegisteredFigures(pytest.Item):
 
     def reportinfo(self):  # noqa: ANN201
         return self.path, None, f"{self.stem}: registered figures"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """nbval starts its kernels through ``nbval.kernel.KernelManager``: make that the IPC one."""
+    import nbval.kernel
+
+    from spare_lib.figures.kernels import IpcKernelManager
+
+    nbval.kernel.KernelManager = IpcKernelManager
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config,

@@ -38,6 +38,8 @@ def run_notebook(path: Path, smoke: bool, out_dir: str | os.PathLike[str] | None
     """
     import papermill as pm
 
+    from spare_lib.figures.kernels import AsyncIpcKernelManager
+
     executed = Path(executed_dir or Path(tempfile.gettempdir()) / "spare-lab-executed")
     executed.mkdir(parents=True, exist_ok=True)
     target = executed / path.name
@@ -47,7 +49,8 @@ def run_notebook(path: Path, smoke: bool, out_dir: str | os.PathLike[str] | None
     try:
         os.environ["SPARE_SMOKE"] = "1" if smoke else "0"
         pm.execute_notebook(str(path), str(target), parameters=params, kernel_name="python3",
-                            cwd=str(path.parent), progress_bar=False, execution_timeout=timeout_s)
+                            cwd=str(path.parent), progress_bar=False, execution_timeout=timeout_s,
+                            kernel_manager_class=AsyncIpcKernelManager)
     finally:
         if env_smoke is None:
             os.environ.pop("SPARE_SMOKE", None)
