@@ -6,9 +6,17 @@ import os
 
 import matplotlib
 import pytest
+from hypothesis import settings
 
 matplotlib.use("Agg")
 os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(os.path.dirname(__file__), "..", ".numba_cache"))
+
+# CI (`CI=true bash .ci/run`) draws the same hypothesis examples on every run, so a red CI is a
+# change in the code, not a new random draw (nor a draw that happens to be slow); a local
+# `make test` draws new examples each time and keeps any failure it finds in .hypothesis/.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")

@@ -207,9 +207,9 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
             pend_det = 0.0
             n_alive = sum(alive)
             outcome = ""
-            if spare:
-                plan = rectlr(stacks, np.array(alive), S)
-                wiped = plan.outcome == "wipeout"
+            if spare:  # no survivor at all: every type is wiped out (rectlr needs one)
+                plan = rectlr(stacks, np.array(alive), S) if n_alive else None
+                wiped = plan is None or plan.outcome == "wipeout"
             elif mb:
                 outcome = st.resolve(alive, retry)
                 wiped = outcome == "wipeout"
