@@ -121,9 +121,50 @@ def correlated_optima_table(results_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+_MB_RIVALS = (("elastic-rebalance", 0.0), ("elastic-rebalance", 10.0), ("elastic-rebalance", 60.0),
+              ("elastic-drop", None), ("spare", None))
+
+
+def _mb_cell(r: Any) -> str:
+    """One comparison: 'mean [low, high]' in %, bold when the interval excludes 0 (a win or a
+    loss), plain when tied; a capped run's bound without an interval."""
+    if r.bound == "none":
+        return "both capped"
+    if isinstance(r.bound, str) and r.bound:
+        return f"{'≥' if r.bound == 'lower' else '≤'} {_fmt(r.diff_pct, '+.2f')} (capped)"
+    text = (f"{_fmt(r.diff_pct, '+.2f')} [{_fmt(r.ci_low_pct, '+.2f')}, "
+            f"{_fmt(r.ci_high_pct, '+.2f')}]")
+    return text if r.verdict == "tied" else f"**{text}**"
+
+
+def microbatch_verdict_table(results_dir: Path) -> str:
+    """``docs/strategies.md`` §7: notebook 82's verdicts, each SPARe-b method against each rival
+    in both failure worlds and at every size, (SPARe-b − rival) over the rival's mean TTT in %
+    with the Holm-adjusted paired 95 % interval (``microbatch_verdicts.csv``)."""
+    df = pd.read_csv(Path(results_dir) / "microbatch_verdicts.csv")
+    b = df["bound"] if "bound" in df else pd.Series(float("nan"), index=df.index)
+    df["bound"] = b.astype(object).where(b.notna(), "")
+    if "world" not in df:
+        df["world"] = "paper"
+    lines = ["| world | GPUs | SPARe-b variant | rebalance, fetch 0 s | fetch 10 s | fetch 60 s "
+             "| elastic-drop | SPARe+CKPT |", "|---|---|---|---|---|---|---|---|"]
+    order = {"paper": 0, "llama3": 1}
+    df = df.assign(_w=df["world"].map(lambda w: order.get(w, 2)))
+    for (_, w, g, _m), sub in df.groupby(["_w", "world", "gpus", "method"], sort=True):
+        cells = []
+        for rival, fetch in _MB_RIVALS:
+            hit = sub[(sub.rival_method == rival)
+                      & ((sub.fetch_s == fetch) if fetch is not None else sub.fetch_s.isna())]
+            cells.append(_mb_cell(next(hit.itertuples())) if len(hit) else "—")
+        label = sub["spare_variant"].iloc[0]
+        lines.append(f"| {w} | {int(g):,} | {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 #: doc file name -> {block name: renderer(results_dir) -> markdown}; each renderer names its file.
 BLOCKS: dict[str, dict[str, tuple[str, Callable[[Path], str]]]] = {
     "scale.md": {"scale-runtime": ("scale_runtime.csv", scale_runtime_table)},
+    "strategies.md": {"microbatch-verdicts": ("microbatch_verdicts.csv", microbatch_verdict_table)},
     "correlated_failures.md": {
         "mu-q-600": ("correlated_mu_q_mc.csv", lambda d: correlated_mu_q_table(d, 600)),
         "mu-q-200": ("correlated_mu_q_mc.csv", lambda d: correlated_mu_q_table(d, 200)),

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from spare_lib.figures.strategies import STRATEGY_STYLE
 from spare_lib.figures.style import PAGE_IN
@@ -61,57 +62,99 @@ def make_microbatch_sbar(sbar: Any, by_k: Any, per_sequence: Any) -> Any:
     return fig
 
 
-def make_microbatch_ttt(table: Any) -> Any:
-    """TTT/T0 of every variant (method and fetch time) at its planned (r, C), one panel per
-    cluster size; error bars: the 95 % Student-t interval of the mean over the trials.
-
-    ``table``: rows ``gpus``, ``variant`` (label), ``method``, ``ttt_over_t0``, ``ci_low``,
-    ``ci_high``."""
+def _panels(table: Any, height: float) -> tuple[Any, list[tuple[Any, Any, str]]]:
+    """One panel per (world, cluster size): rows are the worlds (in table order; one row when
+    the table has no ``world`` column), columns the sizes. Returns the figure and (axis, rows of
+    the panel, title) per panel."""
     import matplotlib.pyplot as plt
 
+    worlds = list(dict.fromkeys(table["world"])) if "world" in table else [None]
     sizes = list(dict.fromkeys(table["gpus"]))
-    fig, axes = plt.subplots(1, len(sizes), figsize=(PAGE_IN, 0.42 * PAGE_IN), squeeze=False)
-    for ax, g in zip(axes[0], sizes, strict=True):
-        sub = table[table["gpus"] == g].reset_index(drop=True)
+    fig, axes = plt.subplots(len(worlds), len(sizes), figsize=(PAGE_IN, height * len(worlds)),
+                             squeeze=False)
+    out = []
+    for i, w in enumerate(worlds):
+        for j, g in enumerate(sizes):
+            sel = table["gpus"] == g
+            if w is not None:
+                sel &= table["world"] == w
+            title = f"{g:,} GPUs" + ("" if w is None else f", {w} world")
+            out.append((axes[i][j], table[sel].reset_index(drop=True), title))
+    return fig, out
+
+
+def make_microbatch_ttt(table: Any) -> Any:
+    """TTT/T0 of every variant (method and fetch time) at its planned (r, C), one panel per
+    cluster size and failure world; error bars: the 95 % Student-t interval of the mean over the
+    trials. A variant with runs stopped at the wall-clock cap (``finished`` False) is hatched,
+    without an interval, and labelled '≥': its mean is a lower bound.
+
+    ``table``: rows ``gpus``, ``variant`` (label), ``method``, ``ttt_over_t0``, ``ci_low``,
+    ``ci_high``, optionally ``world`` and ``finished``."""
+    fig, panels = _panels(table, 0.42 * PAGE_IN)
+    for ax, sub, title in panels:
+        if sub.empty:
+            ax.set_visible(False)
+            continue
         y = sub["ttt_over_t0"].to_numpy(float)
         err = np.vstack([y - sub["ci_low"].to_numpy(float), sub["ci_high"].to_numpy(float) - y])
+        done = (sub["finished"].astype(bool).to_numpy() if "finished" in sub
+                else np.ones(len(sub), bool))
         x = np.arange(len(sub))
-        ax.barh(x, y, xerr=np.nan_to_num(err), color=[_style(m)["color"] for m in sub["method"]],
-                edgecolor="0.3", linewidth=0.3, error_kw={"lw": 0.6, "capsize": 1.5})
+        bars = ax.barh(x, y, xerr=np.nan_to_num(err),
+                       color=[_style(m)["color"] for m in sub["method"]],
+                       edgecolor="0.3", linewidth=0.3, error_kw={"lw": 0.6, "capsize": 1.5})
+        for bar, ok, v in zip(bars, done, y, strict=True):
+            if not ok:
+                bar.set_hatch("////")
+                ax.text(v, bar.get_y() + bar.get_height() / 2, " ≥", va="center",
+                        fontsize="x-small")
         ax.set_yticks(x, sub["variant"], fontsize="x-small")
         ax.invert_yaxis()
-        ax.set_xlim(left=max(0.0, 0.95 * float(np.nanmin(sub["ci_low"].fillna(sub["ttt_over_t0"])))))
+        lo = sub["ci_low"].fillna(sub["ttt_over_t0"])
+        ax.set_xlim(left=max(0.0, 0.95 * float(np.nanmin(lo))))
         ax.set_xlabel("TTT / T0")
-        ax.set_title(f"{g:,} GPUs")
+        ax.set_title(title, fontsize="small")
     fig.tight_layout()
     return fig
 
 
 def make_microbatch_verdict(verdicts: Any) -> Any:
     """Paired differences of TTT, (SPARe-b variant − rival) / rival mean in %, with their
-    Holm-adjusted intervals, one panel per cluster size; left of 0 the SPARe-b variant is
-    faster, an interval across 0 is a tie.
+    Holm-adjusted intervals, one panel per cluster size and failure world; left of 0 the SPARe-b
+    variant is faster, an interval across 0 is a tie (open marker). A comparison with runs stopped
+    at the cap (``bound`` 'lower' or 'upper') has no interval: an open triangle at its bound,
+    pointing where the true difference lies.
 
     ``verdicts``: rows ``gpus``, ``spare_variant``, ``rival``, ``diff_pct``, ``ci_low_pct``,
-    ``ci_high_pct``, ``method`` (the SPARe-b method, for its colour)."""
-    import matplotlib.pyplot as plt
-
-    sizes = list(dict.fromkeys(verdicts["gpus"]))
-    fig, axes = plt.subplots(1, len(sizes), figsize=(PAGE_IN, 0.5 * PAGE_IN), squeeze=False)
-    for ax, g in zip(axes[0], sizes, strict=True):
-        sub = verdicts[verdicts["gpus"] == g].reset_index(drop=True)
+    ``ci_high_pct``, ``method`` (the SPARe-b method, for its colour), optionally ``world`` and
+    ``bound``."""
+    fig, panels = _panels(verdicts, 0.5 * PAGE_IN)
+    for ax, sub, title in panels:
+        if sub.empty:
+            ax.set_visible(False)
+            continue
         y = np.arange(len(sub))
         d = sub["diff_pct"].to_numpy(float)
-        err = np.vstack([d - sub["ci_low_pct"].to_numpy(float), sub["ci_high_pct"].to_numpy(float) - d])
+        lo, hi = sub["ci_low_pct"].to_numpy(float), sub["ci_high_pct"].to_numpy(float)
+        err = np.vstack([d - lo, hi - d])
+        b = sub["bound"] if "bound" in sub else pd.Series(np.nan, index=sub.index)
+        bounds = b.astype(object).where(b.notna(), "").to_numpy(str)
         for i, row in sub.iterrows():
             st = _style(row["method"])
+            if bounds[i] in ("lower", "upper"):
+                ax.plot(d[i], y[i], ">" if bounds[i] == "lower" else "<", ms=4, mfc="none",
+                        color=st["color"], mew=0.8)
+                continue
+            tied = bool(lo[i] <= 0.0 <= hi[i])
             ax.errorbar(d[i], y[i], xerr=np.nan_to_num(err[:, i:i + 1]), fmt=st["marker"],
-                        color=st["color"], ms=3.5, lw=0.8, capsize=1.5, mec="0.2", mew=0.3)
+                        color=st["color"], ms=3.5, lw=0.8, capsize=1.5, mec="0.2", mew=0.3,
+                        mfc="white" if tied else st["color"])
         ax.axvline(0.0, color="0.3", lw=0.6)
         ax.set_yticks(y, [f"{a} − {b}" for a, b in zip(sub["spare_variant"], sub["rival"],
                                                         strict=True)], fontsize="xx-small")
         ax.invert_yaxis()
         ax.set_xlabel("ΔTTT (% of the rival's)")
-        ax.set_title(f"{g:,} GPUs")
+        ax.set_title(title, fontsize="small")
     fig.tight_layout()
     return fig

@@ -182,10 +182,11 @@ REGISTRY: tuple[FigureSpec, ...] = (
                "and the makespan L*/b against the failures k and its per-sequence distribution"),
     FigureSpec("microbatch_ttt", "beyond the paper (issue 25)", "82_spare_microbatch",
                "TTT/T0 of SPARe-b (CKPT, repair, drop) against SPARe+CKPT, elastic-rebalance at "
-               "fetch_s = 0, 10, 60 s and elastic-drop, 100k and 600k GPUs (planned)"),
+               "fetch_s = 0, 10, 60 s and elastic-drop, 100k and 600k GPUs, in the paper's world "
+               "and the llama3 failure mix (planned)"),
     FigureSpec("microbatch_verdict", "beyond the paper (issue 25)", "82_spare_microbatch",
                "Paired TTT differences of each SPARe-b method against each rival, Holm-adjusted "
-               "95 % intervals, 100k and 600k GPUs"),
+               "95 % intervals (open: tied), 100k and 600k GPUs, paper world and llama3 mix"),
     FigureSpec("production_strategies", "beyond the paper (issue 24)", "85_production_failures",
                "TTT/T0 of every strategy in the llama3 failure mix and the paper's world at 16k, "
                "100k and 600k GPUs (planned by spare plan's pipeline)"),

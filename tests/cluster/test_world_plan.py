@@ -80,6 +80,42 @@ def test_predictive_model_takes_job_failures_and_names_what_it_ignores() -> None
     assert any("closed forms" in n and "ignore the failure world" in n for n in closed.notes)
 
 
+SPARE_B = ("spare-b", "spare-b+repair", "spare-b+drop")
+
+
+@pytest.mark.parametrize("gpus", [100_000, 600_000])
+def test_spare_b_closed_forms_take_job_failures(gpus: int) -> None:
+    """SPARe-b's closed forms (microbatch_curve) see the llama3 world as the predictive model
+    does: C is set for the job-wide restarts every method pays (without them SPARe-b+repair and
+    +drop checkpointed once per run and a 2,000-step run restarted from step 0 at every job-wide
+    failure), the availability stays under the job-wide ceiling 1/(e^(νT_r) + νd), λW* solves
+    (1 − λW)e^(λ(W + T_s)) = 1, and the paper's world is the group-local form unchanged."""
+    from spare_lib.cluster import restart_time_s
+    from spare_lib.cluster.planning.models import _microbatch_local, microbatch_curve
+
+    kw = {"restart_s": float(restart_time_s(gpus)), "rejoin_s": 600.0}
+    paper, llama = cluster_spec(gpus, 1000, **kw), cluster_spec(gpus, 1000, failure_mix="llama3", **kw)
+    for name in SPARE_B:
+        assert microbatch_curve(paper, 8, 2000, name) == _microbatch_local(paper, 8, 2000, name)
+    w = model_world(llama)
+    cap = availability_ceiling(w.job_share, llama.system_mtbf_s, llama.restart_s, w.detect_s)
+    fm = fast_model(llama, ("elastic-drop", *SPARE_B), "predict", 2000)
+    c_drop = fm.best("elastic-drop").checkpoint_steps
+    for name in SPARE_B:
+        for p in fm.curves[name]:
+            assert 0 < p.availability <= cap
+            assert p.restart_interval_s <= w.job_mtbf_s * (1 + 1e-12)
+            lam = 1.0 / p.restart_interval_s
+            ws = [(p.checkpoint_steps + h) * p.step_time_s for h in (-0.5, 0.5)]
+            f = [(1 - lam * x) * math.exp(lam * (x + llama.checkpoint_s)) - 1 for x in ws]
+            assert f[0] >= 0 >= f[1] or p.checkpoint_steps == 1  # round(W*/step) = C
+        # two models of the same restarts: within the simulation's C search (factors 0.5 to 2)
+        assert 0.5 <= fm.best(name).checkpoint_steps / c_drop <= 2.0
+    notes = " ".join(fm.notes)
+    assert "closed forms of SPARe-b+CKPT" in notes and "job-wide failures" in notes
+    assert "ignore the failure world" not in notes
+
+
 @pytest.mark.parametrize("argv, needle", [
     (("--failure-mix", "nowhere.yaml"), "--failure-mix must be one of paper, llama3, stepfun"),
     (("--jitter-model", "gauss"), "invalid choice"),

@@ -28,6 +28,9 @@ The planner searches and explains with a fast model before (or instead of) simul
     Carlo at r ≥ 8, docs/microbatch.md); SPARe-b+repair as SPARe+repair with
     S̄ = E[⌈N·b/(N − K)⌉]/b; SPARe-b+drop the same without wipe-out restarts (a wipe-out drops
     types instead), paying the stall of every failure and rejoin batch, as the elastic methods.
+    In a failure world with job-wide failures (``failure_mix``) these run on the world's
+    group-local failures and add the job-wide restarts every method pays, with the exponential
+    model's checkpoint optimum (:func:`microbatch_curve`), so their C is set for them.
 
   The paper's three keep Eq. 7, J = S̄/A, which leaves T_a out of the ratio: beside these forms
   it overstates a method with S̄ > 1 by S̄(c + T_a)/(S̄c + T_a) (1.045 at S̄ = 2, c = 64 s,
@@ -45,6 +48,7 @@ the rest of the planner treats every method alike.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
@@ -111,7 +115,74 @@ def repair_curve(spec: ClusterSpec, r_max: int, steps: int,
 def microbatch_curve(spec: ClusterSpec, r_max: int, steps: int,
                      name: str) -> tuple[ClosedFormPoint, ...]:
     """Closed-form SPARe-b, SPARe-b+repair or SPARe-b+drop for r = 2..r_max (module
-    docstring)."""
+    docstring).
+
+    In a failure world other than the paper's (:func:`~.world_model.model_world`: a mix with
+    job-wide failures, other rejoin or detection times) the closed form runs on the world's
+    group-local failures (the predictive model's view: system MTBF m/q_local, the mix's rejoin
+    time, the detection added to the stall) and folds the job-wide failures in
+    (:func:`_with_job_failures`), so C is chosen for the restarts every method pays; the paper's
+    world takes the same path as before, bit for bit.
+    """
+    from spare_lib.cluster.planning.world_model import model_world
+
+    w = model_world(spec)
+    if not w.overrides and w.job_share <= 0:
+        return _microbatch_local(spec, r_max, steps, name)
+    run = dict(spec.run)
+    run.update({k: v for k, v in w.overrides.items() if k != "system_mtbf_s"})
+    local = dataclasses.replace(spec, run=tuple(run.items()), system_mtbf_s=w.overrides.get(
+        "system_mtbf_s", spec.system_mtbf_s))
+    return tuple(_with_job_failures(local, p, w.job_mtbf_s, w.detect_s, steps,
+                                    spec.system_mtbf_s)
+                 for p in _microbatch_local(local, r_max, steps, name))
+
+
+def _with_job_failures(spec: ClusterSpec, p: ClosedFormPoint, job_mtbf_s: float,
+                       detect_s: float, steps: int, m_all: float) -> ClosedFormPoint:
+    """A SPARe-b point of the group-local closed form with job-wide failures at rate
+    ν = 1/``job_mtbf_s`` folded in.
+
+    Restarts come from wipe-outs (mean interval t_w; none for SPARe-b+drop, which drops the
+    types instead) and from job-wide failures, at rate λ = 1/t_w + ν, taken as Poisson. A
+    restart lasts R = (e^(νT_r) − 1)/ν (a job-wide failure during it starts it again: Eq. J1 of
+    :mod:`spare_lib.theory.predict.jobwide` at a fixed T_r) plus the detection wait d of the
+    share ν/λ of restarts that are job-wide. A segment of W s of steps and its checkpoint write
+    T_s then takes (e^(λ(W + T_s)) − 1)(1/λ + R) on average, so
+
+        A(W) = W / ((e^(λ(W + T_s)) − 1)(1/λ + R)),   λW* = 1 + W₀(−e^(−1 − λT_s))
+
+    (W₀ Lambert's principal branch; W* does not depend on R). Eq. 2's first-order form is not
+    used here: it assumes T_c ≪ T_f, and job-wide failures every half hour (600k GPUs, the
+    ``llama3`` mix) break it (its T_c* grows with T_r). C = round(W*/step), and SPARe-b+drop
+    keeps its stall losses (elastic-drop's form) as a factor of A. ``m_all``: the system MTBF
+    of every class, for ``mu`` (failures per restart).
+    """
+    from scipy.special import lambertw
+
+    nu = 1.0 / job_mtbf_s if math.isfinite(job_mtbf_s) else 0.0
+    exact = method(p.method).exact_batch
+    t_w = p.restart_interval_s if exact else math.inf
+    lam = (1.0 / t_w if math.isfinite(t_w) else 0.0) + nu
+    if lam <= 0.0:
+        return p
+    restart = (math.expm1(nu * spec.restart_s) / nu if nu > 0 else spec.restart_s) \
+        + nu / lam * detect_s
+    ts, step = spec.checkpoint_s, p.step_time_s
+    w_opt = (1.0 + float(lambertw(-math.exp(-1.0 - lam * ts)).real)) / lam
+    C = min(max(1, int(round(w_opt / step))), steps)
+    w = C * step
+    a = w / (math.expm1(lam * (w + ts)) * (1.0 / lam + restart))
+    avail = a if exact else a * p.availability
+    comp, ta = spec.compute_per_stack_s, spec.allreduce_s
+    ttt = step / (comp + ta) / avail if avail > 0 else math.inf
+    return _point(spec, p.method, p.r, 1.0 / (lam * m_all), 1.0 / lam, p.overhead, step, C,
+                  avail, ttt)
+
+
+def _microbatch_local(spec: ClusterSpec, r_max: int, steps: int,
+                      name: str) -> tuple[ClosedFormPoint, ...]:
+    """:func:`microbatch_curve` of the group-local failures of ``spec`` (the paper's world)."""
     from spare_lib import theory as th
     from spare_lib.theory.microbatch import sbar_b_global
 
@@ -267,15 +338,21 @@ def world_notes(spec: ClusterSpec, model: str, modelled: list[str] | tuple[str, 
     if not given:
         return ()
     out = []
-    closed = [method(n).label for n in methods if n not in modelled]
+    # SPARe-b's closed forms see the world as the predictive model does (microbatch_curve)
+    mb = [n for n in methods if n not in modelled and method(n).layout and method(n).microbatch]
+    closed = [method(n).label for n in methods if n not in modelled and n not in mb]
     if closed:
         out.append(f"the closed forms of {', '.join(closed)} ignore the failure world "
                    f"({', '.join(given)}); the simulation (--simulate) carries it")
-    if modelled:
+    if modelled or mb:
         w = model_world(spec)
+        who = " and ".join(x for x in ("the predictive model" if modelled else "",
+                                       "the closed forms of " + ", ".join(method(n).label
+                                                                          for n in mb)
+                                       if mb else "") if x)
         if w.job_share > 0:
-            out.append(f"the predictive model takes the mix's job-wide failures ("
-                       f"{100 * w.job_share:.3g} %) as global restarts every "
+            out.append(f"{who} take{'s' if modelled and not mb else ''} the mix's job-wide "
+                       f"failures ({100 * w.job_share:.3g} %) as global restarts every "
                        f"{w.job_mtbf_s / 60:.3g} min on average, detected after "
                        f"{w.detect_s:.3g} s")
         if w.note():
