@@ -1,4 +1,4 @@
-"""One executor for every batch of independent calls: serial, a local spawn process pool, or Dask.
+"""One executor for every batch of independent calls: serial, a local process pool, or Dask.
 
 :func:`execute` is what :func:`spare_lib.cluster.runs.sweeps.run_sweep` and
 :func:`spare_lib.cluster.runs.simulate.simulate_many` both run on. Results come back in input order and
@@ -11,7 +11,6 @@ import dataclasses
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from multiprocessing import get_context
 from typing import Any
 
 BACKENDS = ("serial", "processes", "dask")
@@ -75,7 +74,7 @@ def execute(call: Callable[[Any], Any], items: Sequence[Any], *, backend: str = 
             on_done(i, call(items[i]))
     elif backend == "processes":
         n = workers or os.cpu_count() or 1
-        with ProcessPoolExecutor(max_workers=min(n, len(todo)), mp_context=get_context("spawn")) as ex:
+        with ProcessPoolExecutor(max_workers=min(n, len(todo)), mp_context=pool_context(call)) as ex:
             futs = {ex.submit(call, items[i]): i for i in todo}
             pending = set(futs)
             try:
@@ -89,6 +88,28 @@ def execute(call: Callable[[Any], Any], items: Sequence[Any], *, backend: str = 
                 raise
     else:
         _run_dask(call, items, todo, client, workers, on_done)
+
+
+def pool_context(call: Callable[[Any], Any]) -> Any:
+    """The start method of the 'processes' pool: ``forkserver`` where the platform has it, else
+    ``spawn``.
+
+    Both give every worker a fresh interpreter's state (no thread, lock or open file of the caller
+    is inherited, unlike ``fork``). A spawned worker imports numpy, SciPy, numba and spare_lib on
+    its own, about 3.7 s of CPU per worker on the 2-core machine of record, paid again by every
+    pool (``spare plan --simulate`` opens one per call, the test suite dozens); a forkserver
+    imports them once (its preloads: :mod:`spare_lib.cluster` and ``call``'s module) and forks
+    each worker from that state. Results do not depend on the start method: seeds travel with
+    the items. The server keeps the environment of the moment it started (the first pool of the
+    process), as a spawned worker would have that of its pool's start.
+    """
+    import multiprocessing as mp
+
+    if "forkserver" not in mp.get_all_start_methods():  # pragma: no cover - Windows
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(sorted({"spare_lib.cluster", getattr(call, "__module__", "")} - {""}))
+    return ctx
 
 
 def _run_dask(call: Callable[[Any], Any], items: Sequence[Any], todo: list[int], client: Any,
