@@ -93,9 +93,12 @@ def rejoin_cycles(method: str, N: int, r: int, layout: str, key: tuple, rcfg: tu
     cfg = _Cfg(key)
     law = _law_key(key, _ALL_MECH)
     tables = _tables(method, N, r, layout, rcfg[2])
-    first_proc = first_process(N, law, rcfg[0], horizon)
-    first, st1, ex1, wait = _build(method, N, tables, cfg, rcfg, first_proc)
-    wait = tuple(wait)
+    # the waits from a first cycle whose groups are back at their rejoin time R, then every
+    # group process solved again with the groups back after R plus a wait for the step start
+    # of that mean (uniform on [0, 2·mean]): counted again only once back (:mod:`.rejoin_law`)
+    wait = tuple(_build(method, N, tables, cfg, rcfg, first_process(N, law, rcfg[0], horizon))[3])
+    first_proc = first_process(N, law, rcfg[0], horizon, wait[0])
+    first, st1, ex1, _w = _build(method, N, tables, cfg, rcfg, first_proc, wait)
     clock = _clock(cfg.failure_dist, N * cfg.system_mtbf_s, cfg.weibull_shape)
     restart_law = _law_curves(N, law)[1]
     out = {"first": first, "step_first": st1, "extras_first": ex1, "wait": wait,
@@ -105,7 +108,7 @@ def rejoin_cycles(method: str, N: int, r: int, layout: str, key: tuple, rcfg: tu
     if 1.0 - (g_run if t_run < first.tau[-1] else first.G[-1]) < _NO_RESTART:
         out.update(steady=first, step_steady=st1, extras_steady=ex1, prefail=0.0)
         return out
-    procs = restart_processes(N, law, rcfg[0], horizon)
+    procs = restart_processes(N, law, rcfg[0], horizon, wait[0])
     for t0, proc in procs[:-1]:
         cyc, _st, _ex, _w = _build(method, N, tables, cfg, rcfg, proc, wait)
         out["transient"].append((t0, proc.restart_s, cyc))
