@@ -199,10 +199,15 @@ def residual_survival(clock, t0: float, y: np.ndarray) -> np.ndarray:  # noqa: A
         return clock.eq_survival(y)
     n = _RESIDUAL_CELLS
     h = t0 / n
-    f = -np.diff(clock.survival(h * np.arange(n + 1)))
-    m = np.empty(n)
-    for j in range(n):  # O(n²) = 2.6e5 flops, vectorised per row
-        m[j] = f[j] + (m[:j] @ f[j - 1::-1] if j else 0.0)
+    memo = clock.__dict__.setdefault("_renewal_masses", {})  # per t0, kept on the clock
+    if t0 not in memo:
+        f = -np.diff(clock.survival(h * np.arange(n + 1)))
+        m = np.empty(n)
+        for j in range(n):  # O(n²) = 2.6e5 flops, vectorised per row
+            m[j] = f[j] + (m[:j] @ f[j - 1::-1] if j else 0.0)
+        m.setflags(write=False)
+        memo[t0] = m
+    m = memo[t0]
     mid = h * (np.arange(n) + 0.5)
     out = clock.survival(t0 + y)
     for a in np.array_split(np.arange(y.size), max(1, y.size // 64)):
@@ -214,7 +219,15 @@ def _gd_table(clock, rejoin_s: float, wait_s: float = 0.0) -> tuple:  # noqa: AN
     """(y, G_D(R + y), ∫_0^y G_D(R + x) dx) on y ∈ [0, 80·M] (uniform in log(1 + y/M), and
     uniform over [0, 2·wait_s]): G_D(R + y) = P(W ≤ y)·(1 − R_R(y)), W uniform on
     [0, 2·wait_s] (:func:`residual_survival`; the integral exact for G_D linear between the
-    points)."""
+    points). Kept on the clock per (R, wait): a cycle's first and restart processes share it."""
+    memo = clock.__dict__.setdefault("_gd_tables", {})
+    if (rejoin_s, wait_s) not in memo:
+        memo[(rejoin_s, wait_s)] = _gd_table_new(clock, rejoin_s, wait_s)
+    return memo[(rejoin_s, wait_s)]
+
+
+def _gd_table_new(clock, rejoin_s: float, wait_s: float) -> tuple:  # noqa: ANN001 - a Clock
+    """:func:`_gd_table` computed."""
     y = clock.mean_s * np.expm1(np.linspace(0.0, np.log1p(80.0), _GD_POINTS))
     if wait_s > 0.0:
         y = np.unique(np.concatenate((y, np.linspace(0.0, 2.0 * wait_s, _GD_WAIT_POINTS + 1))))
@@ -222,7 +235,10 @@ def _gd_table(clock, rejoin_s: float, wait_s: float = 0.0) -> tuple:  # noqa: AN
     if wait_s > 0.0:
         vals = vals * np.minimum(y / (2.0 * wait_s), 1.0)
     cum = np.concatenate(([0.0], np.cumsum(0.5 * (vals[1:] + vals[:-1]) * np.diff(y))))
-    return y, np.ascontiguousarray(vals), cum
+    out = (y, np.ascontiguousarray(vals), cum)
+    for a in out:
+        a.setflags(write=False)
+    return out
 
 
 def _solve(clock, tau: np.ndarray, F0: np.ndarray, rejoin_s: float,  # noqa: ANN001
