@@ -364,10 +364,13 @@ def test_docs_quote_the_committed_validation():
         assert float(m.group(3)) == round(float(row.ttt_worst_pct), 1)
         assert float(m.group(4)) == round(float(row.ttt_worst_in_se), 1)
         assert float(m.group(5)) == round(float(row.avail_mean_pts), 2)
-    # "every other SPARe+repair point is within 8 %", and the elastic methods' worst are
+    # the prose: SPARe+repair's points beyond 8 % are at the smallest N with the longest stall and
+    # the longest rejoin time; the elastic methods' worst are within 8 %
     grid = pd.read_csv(csv.parent / "predict_methods_grid.csv")
-    err = grid[grid.method == "spare+repair"].err_model_pct.abs().sort_values()
-    assert err.iloc[-2] <= 8.0
+    repair = grid[grid.method == "spare+repair"]
+    beyond = repair[repair.err_model_pct.abs() > 8.0]
+    assert ((beyond.N == min(vr.REJOIN_N)) & (beyond.stall_s == max(vr.REJOIN_STALL_S))
+            & (beyond.rejoin_s == max(vr.REJOIN_REJOIN_S))).all(), beyond
     assert summary.loc[["elastic-drop", "elastic-rebalance"], "ttt_worst_pct"].max() <= 8.0
 
 
