@@ -64,26 +64,13 @@ _GD_WAIT_POINTS = 64
 
 
 @njit(cache=True, nogil=True)
-def _ig(v, y, g, cum):  # pragma: no cover - jit
-    """∫_0^v G_D(R + x) dx for G_D linear between the table's points y (past the table it stays
-    at its last value)."""
-    if v <= 0.0:
-        return 0.0
-    n = y.size
-    if v >= y[n - 1]:
-        return cum[n - 1] + (v - y[n - 1]) * g[n - 1]
-    i = np.searchsorted(y, v, side="right") - 1
-    d = v - y[i]
-    return cum[i] + d * g[i] + 0.5 * d * d * (g[i + 1] - g[i]) / (y[i + 1] - y[i])
-
-
-@njit(cache=True, nogil=True)
 def _renewal_kernel(tau, F0, R, y, g, cum, U):  # pragma: no cover - jit
     """Solve U = F0 + G_D * dU on the grid ``tau`` for every row of F0, the mass of each cell
     spread uniformly over the cell, so that its weight is the exact mean of G_D(τ_i − s) over
     it, (IG(τ_i − τ_{j−1}) − IG(τ_i − τ_j))/Δ_j with IG = ∫ G_D; the atom U[:, 0] = F0[:, 0] at
-    τ = 0 weighs G_D(τ_i). G_D(R + x) is the table (y, g), 0 below R, and ``cum`` its
-    integral. Oracle: the Monte Carlo of the group process in the tests."""
+    τ = 0 weighs G_D(τ_i). G_D(R + x) is the table (y, g), linear between its points, 0 below
+    R and its last value past it; ``cum`` its integral at the points (IG between them exact for
+    the linear G_D). Oracle: the Monte Carlo of the group process in the tests."""
     m, n = F0.shape
     acc = np.empty(m)
     for k in range(m):
@@ -101,8 +88,18 @@ def _renewal_kernel(tau, F0, R, y, g, cum, U):  # pragma: no cover - jit
             acc[k] = F0[k, i] + U[k, 0] * g0
         gii = 0.0
         hi = 0.0  # IG(τ_i − τ_j) for j = i
+        c = 0  # the table's cell of τ_i − τ_(j−1) − R, which grows as j falls
         for j in range(i, 0, -1):
-            lo = _ig(tau[i] - tau[j - 1] - R, y, g, cum)
+            v = tau[i] - tau[j - 1] - R
+            if v <= 0.0:
+                lo = 0.0
+            elif v >= y[y.size - 1]:
+                lo = cum[y.size - 1] + (v - y[y.size - 1]) * g[y.size - 1]
+            else:
+                while y[c + 1] <= v:
+                    c += 1
+                d = v - y[c]
+                lo = cum[c] + d * g[c] + 0.5 * d * d * (g[c + 1] - g[c]) / (y[c + 1] - y[c])
             w = (lo - hi) / (tau[j] - tau[j - 1])
             hi = lo
             if j == i:

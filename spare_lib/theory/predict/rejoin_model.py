@@ -70,16 +70,22 @@ def horizon_s(steps: int, cfg: _Cfg, rcfg: tuple) -> float:
     return float(max(h, 10.0 * rcfg[0] if math.isfinite(rcfg[0]) else h))
 
 
+def _waits(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, proc) -> tuple:  # noqa: ANN001
+    """The waits of a cycle (:func:`~.rejoin_wait.windows`): a first pass at half a nominal
+    step, then the waits of that step law."""
+    depth = 2.0 if method == "spare+repair" else 1.0
+    w0 = 0.5 * (depth * cfg.compute_per_stack_s + cfg.allreduce_s)
+    waits = (w0, w0, rcfg[0])
+    for _ in range(_WINDOW_PASSES):  # the windows depend on the step law, and it on them
+        cyc, st, _ = _rejoin_cycle(method, N, tables, cfg, rcfg, proc, waits)
+        waits = windows(method, N, cfg, rcfg, cyc, st)
+    return tuple(waits)
+
+
 def _build(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, proc, waits=None):  # noqa: ANN001
-    """A cycle with its waits: the given ones, or solved (a first pass at half a nominal step,
-    then the waits of that step law)."""
+    """A cycle with its waits: the given ones, or solved (:func:`_waits`)."""
     if waits is None:
-        depth = 2.0 if method == "spare+repair" else 1.0
-        w0 = 0.5 * (depth * cfg.compute_per_stack_s + cfg.allreduce_s)
-        waits = (w0, w0, rcfg[0])
-        for _ in range(_WINDOW_PASSES):  # the windows depend on the step law, and it on them
-            cyc, st, _ = _rejoin_cycle(method, N, tables, cfg, rcfg, proc, waits)
-            waits = windows(method, N, cfg, rcfg, cyc, st)
+        waits = _waits(method, N, tables, cfg, rcfg, proc)
     cyc, st, ex = _rejoin_cycle(method, N, tables, cfg, rcfg, proc, waits)
     return cyc, st, ex, waits
 
@@ -96,7 +102,7 @@ def rejoin_cycles(method: str, N: int, r: int, layout: str, key: tuple, rcfg: tu
     # the waits from a first cycle whose groups are back at their rejoin time R, then every
     # group process solved again with the groups back after R plus a wait for the step start
     # of that mean (uniform on [0, 2·mean]): counted again only once back (:mod:`.rejoin_law`)
-    wait = tuple(_build(method, N, tables, cfg, rcfg, first_process(N, law, rcfg[0], horizon))[3])
+    wait = _waits(method, N, tables, cfg, rcfg, first_process(N, law, rcfg[0], horizon))
     first_proc = first_process(N, law, rcfg[0], horizon, wait[0])
     first, st1, ex1, _w = _build(method, N, tables, cfg, rcfg, first_proc, wait)
     clock = _clock(cfg.failure_dist, N * cfg.system_mtbf_s, cfg.weibull_shape)
