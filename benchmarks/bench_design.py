@@ -13,10 +13,11 @@ ruler r) and 2..8, Rep+CKPT at r = 2..10, CKPT-only, elastic-drop, elastic-rebal
 It times, each the median of ``--repeat`` interleaved runs:
 
 * **cold** — every memo cleared (:func:`~spare_lib.theory.predict.clear_caches`): the failure
-  laws' curves, the cycles of every (method, N, r), then the chain for every C (the search a
-  user runs once per job);
-* **warm** — the same grid again, the cycles cached: only the chain over the checkpoint lattice
-  for every C (a second search over C on clusters already seen);
+  laws' curves, the cycles of every (method, N, r) and their arrays packed for the kernel, then
+  the chain for every C (the search a user runs once per job);
+* **warm** — the same grid again, the cycles and their packed arrays cached: only the chain over
+  the checkpoint lattice for every C, from the block sums of
+  :mod:`~spare_lib.theory.predict.blocks` (a second search over C on clusters already seen);
 * **warm, coarse chain** — the same with the chain on 64 states instead of 512 (TTT/T0 within
   the printed tolerance of the exact chain; the best plan per method is compared);
 * **spare design** — the default search of ``spare design`` (:func:`spare_lib.design.design_search`,

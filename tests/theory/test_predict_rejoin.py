@@ -66,6 +66,96 @@ def test_group_process_matches_monte_carlo(dist, shape):
     assert np.all(np.abs(a - a_mc) <= 4 * se_a + 0.005 * a_mc)
 
 
+def _group_mc_steps(shape: float, mean: float, R: float, step_mean: float, step_k: float,
+                    taus: np.ndarray, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Plain Monte Carlo of one group of a rejoining method as the event core runs it: fresh
+    clock at 0, noticed when it fails, back at the first step start after notice + R (the step
+    starts a renewal process of Gamma(``step_k``) lengths from 0), its clock renewed at the
+    notice and its failures absorbed up to notice + R; one in the wait for the step start is
+    noticed when the group is back. (U(τ), a(τ))."""
+    rng = np.random.default_rng(seed)
+    scale = mean / gamma(1 + 1 / shape)
+    ns = int((taus[-1] + R) / step_mean * 1.5) + 50
+    starts = np.concatenate((np.zeros((n, 1)), np.cumsum(
+        rng.gamma(step_k, step_mean / step_k, (n, ns)), axis=1)), axis=1)
+    counts = np.zeros(taus.size)
+    away = np.zeros(taus.size)
+    cur = scale * rng.weibull(shape, n)
+    rows = np.arange(n)
+    while (active := cur <= taus[-1]).any():
+        c, st = cur[active], starts[rows[active]]
+        back = st[np.arange(c.size), (st < (c + R)[:, None]).sum(1)]
+        counts += (c[None, :] <= taus[:, None]).sum(1)
+        away += ((c[None, :] <= taus[:, None]) & (taus[:, None] < back[None, :])).sum(1)
+        nxt = c + scale * rng.weibull(shape, c.size)
+        while (m := nxt < c + R).any():
+            nxt[m] += scale * rng.weibull(shape, int(m.sum()))
+        cur[active] = np.maximum(nxt, back)
+    return counts / n, away / n
+
+
+@pytest.mark.parametrize("R,after", [(300.0, (2.0, 4.0, 10.0)), (1800.0, (0.5, 1.0, 2.0, 4.0, 10.0))])
+def test_group_process_with_the_wait_for_a_step_start_matches_monte_carlo(R, after):
+    """A group is back at the first step start after its rejoin time, R' = R + W on average (W
+    the mean residual of the step starts, E[T²]/(2 E[T]) once R spans a step), and a failure in
+    that wait is noticed when it is back: with the wait uniform on [0, 2W] in the renewal and in
+    the away window, U(τ) and a(τ) agree with the Monte Carlo within 4 standard errors plus
+    1 % (a) and 1.5 % (U) at τ = R + ``after``·W and 20,000 s (the uniform law stands in for the
+    residual's; with R = 5 min the first returns come while the first notices still ramp up,
+    and a(τ) is 6 % high at R + W, so the check starts at R + 2W there). With every group back
+    at R exactly (the model before), a(τ) is off by more than that around the returns at
+    R = 30 min (0.48 against 0.46 at R + W/2, 20 s.e.)."""
+    N, m, shape = 32, 120.0, 0.78
+    step_mean, step_k = 400.0, 3.0
+    W = (step_mean ** 2 / step_k + step_mean ** 2) / (2 * step_mean)
+    cfg = cfg600k(N, weibull_shape=shape, system_mtbf_s=m)
+    law = _law_key(_cfg_key(cfg), MECHANISMS)
+    taus = np.append(R + W * np.array(after), 20_000.0)
+    n = 60_000
+    U_mc, a_mc = _group_mc_steps(shape, N * m, R, step_mean, step_k, taus, n, seed=3)
+    se = np.sqrt(a_mc * (1 - a_mc) / n)
+    gp = first_process(N, law, R, 3e4, W)
+    a = np.interp(taus, gp.tau, gp.away(R + W, W)[0])
+    U = np.interp(taus, gp.tau, gp.U[0])
+    assert np.all(np.abs(a - a_mc) <= 4 * se + 0.01 * a_mc), (a, a_mc)
+    assert np.all(np.abs(U - U_mc) <= 4 * np.sqrt(U_mc / n) + 0.015 * U_mc), (U, U_mc)
+    if R > 1000.0:
+        old = first_process(N, law, R, 3e4)
+        a_old = np.interp(taus, old.tau, old.away(R + W)[0])
+        assert not np.all(np.abs(a_old - a_mc) <= 4 * se + 0.01 * a_mc)
+
+
+@pytest.mark.parametrize("N,r", [(20, 3), (20, 4), (32, 4)])
+def test_low_count_survival_is_the_count_of_sets_without_a_dead_type(N, r):
+    """P0(k) for k < 3r − 3 (inclusion–exclusion over singles and pairs) against the plain count
+    over every k-set of dead groups on the ruler layout (every set up to 2·10^5 of them, else
+    a 40,000-set sample: 4 s.e.); above, Bethe's table scaled to meet it (non-increasing)."""
+    import itertools
+
+    from spare_lib.stacking.layout import ruler_layout
+    from spare_lib.theory.finite import survival_finite
+    from spare_lib.theory.predict.rejoin import low_count_survival
+
+    holders = ruler_layout(N, r).holders
+    bethe = survival_finite(N, r)
+    p0 = low_count_survival(bethe, N, r)
+    rng = np.random.default_rng(0)
+    for k in range(r, 3 * r - 3):
+        if math.comb(N, k) <= 200_000:
+            sets = np.array(list(itertools.combinations(range(N), k)))
+        else:
+            sets = np.argsort(rng.random((40_000, N)), axis=1)[:, :k]
+        dead = np.zeros((len(sets), N), bool)
+        dead[np.arange(len(sets))[:, None], sets] = True
+        ok = 1.0 - dead[:, holders].all(axis=2).any(axis=1).mean()
+        tol = 1e-12 if math.comb(N, k) <= 200_000 else 4 * math.sqrt(ok * (1 - ok) / len(sets))
+        assert p0[k] == pytest.approx(ok, abs=tol), k
+    k_top = 3 * r - 4
+    np.testing.assert_allclose(p0[k_top + 1:] * bethe[k_top], bethe[k_top + 1:] * p0[k_top],
+                               rtol=1e-12, atol=1e-300)
+    assert np.all(np.diff(p0) <= 0) and p0[0] == 1.0 and p0[-1] == 0.0
+
+
 @pytest.mark.parametrize("method,r,b", [("spare+repair", 3, 1), ("elastic-rebalance", 1, 8),
                                         ("elastic-drop", 1, 1)])
 def test_moments_kernel_matches_plain_sums(method, r, b):
@@ -274,10 +364,13 @@ def test_docs_quote_the_committed_validation():
         assert float(m.group(3)) == round(float(row.ttt_worst_pct), 1)
         assert float(m.group(4)) == round(float(row.ttt_worst_in_se), 1)
         assert float(m.group(5)) == round(float(row.avail_mean_pts), 2)
-    # "every other SPARe+repair point is within 8 %", and the elastic methods' worst are
+    # the prose: SPARe+repair's points beyond 8 % are at the smallest N with the longest stall and
+    # the longest rejoin time; the elastic methods' worst are within 8 %
     grid = pd.read_csv(csv.parent / "predict_methods_grid.csv")
-    err = grid[grid.method == "spare+repair"].err_model_pct.abs().sort_values()
-    assert err.iloc[-2] <= 8.0
+    repair = grid[grid.method == "spare+repair"]
+    beyond = repair[repair.err_model_pct.abs() > 8.0]
+    assert ((beyond.N == min(vr.REJOIN_N)) & (beyond.stall_s == max(vr.REJOIN_STALL_S))
+            & (beyond.rejoin_s == max(vr.REJOIN_REJOIN_S))).all(), beyond
     assert summary.loc[["elastic-drop", "elastic-rebalance"], "ttt_worst_pct"].max() <= 8.0
 
 

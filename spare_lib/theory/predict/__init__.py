@@ -46,6 +46,11 @@ jobwide
 batch
     :func:`predict_batch`: every (method, r, C) of one cluster as arrays, the chain for all C in
     one numba call (design searches).
+blocks
+    The chain over the checkpoint lattice from per-block sums in closed form (numba), for the
+    batch: O(grid + blocks + states) per law and C instead of O(steps/C).
+packed
+    The cycle laws of a run's chain, packed into the batch kernel's arrays (cached).
 validation, validation_rejoin
     Grids and tables that put the model beside simulated runs and Eq. 7 (notebook 55); imported
     on demand (``from spare_lib.theory.predict import validation``), they need pandas.

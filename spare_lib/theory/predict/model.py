@@ -69,6 +69,7 @@ from spare_lib.theory.predict.jobwide import (
     check_job,
     laws_with_job_failures,
 )
+from spare_lib.theory.predict.packed import packed_laws
 from spare_lib.theory.predict.rejoin import REJOIN_METHODS
 from spare_lib.theory.predict.rejoin_model import clear_caches as _clear_rejoin_caches
 from spare_lib.theory.predict.rejoin_model import rejoin_fields, rejoin_key
@@ -375,6 +376,7 @@ def clear_caches() -> None:
     not depend on it (beyond rounding, ~1e-14)."""
     _clear_caches()
     _clear_rejoin_caches()
+    packed_laws.cache_clear()
 
 
 def eq7(method: str, N: int, r: int, config: ClusterLike, *, mu_convention: str = "index",

@@ -68,6 +68,36 @@ _WINDOW_SD = 7.0
 _P0_FLOOR = 1e-14
 
 
+def low_count_survival(p0: np.ndarray, N: int, r: int) -> np.ndarray:
+    """SPARe's P0(k) with the few-failure end exact: for k < 3r − 3 by inclusion–exclusion over
+    the types whose r holders are all dead, singles and pairs (with the independence condition
+    two types share at most one holder, so N·C(r, 2) pairs have a union of 2r − 1 holders and
+    the others of 2r, and three types need ≥ 3r − 3 holders: the sum is exact there); above, the
+    table ``p0`` (Bethe's, :func:`~spare_lib.theory.finite.survival_finite`) scaled to meet it.
+
+    The saddle-point Bethe table is accurate in the bulk but not near k = r at small N (N = 32,
+    r = 4: P0(4) = 1 against 1 − 32/C(32, 4) = 0.99911, and q_k = 1 − P0(k + 1)/P0(k) 16 % low at
+    k = 5), where SPARe+repair's groups away spend their time when few are away at once; the
+    table of SPARe+CKPT is left as it is (its cycles end in the bulk)."""
+    out = np.array(p0, dtype=float)
+    k_top = min(3 * r - 4, N)
+    if r < 3 or k_top < r:
+        return out
+    pairs1 = N * r * (r - 1) // 2  # type pairs with one common holder
+    pairs2 = N * (N - 1) // 2 - pairs1
+    for k in range(r, k_top + 1):
+        tot = math.comb(N, k)
+        v = 1.0 - N * math.comb(N - r, k - r) / tot
+        if k >= 2 * r - 1:
+            v += pairs1 * math.comb(N - 2 * r + 1, k - 2 * r + 1) / tot
+        if k >= 2 * r:
+            v += pairs2 * math.comb(N - 2 * r, k - 2 * r) / tot
+        out[k] = v
+    if p0[k_top] > 0.0:
+        out[k_top + 1:] = p0[k_top + 1:] * (out[k_top] / p0[k_top])
+    return np.minimum.accumulate(np.clip(out, 0.0, 1.0))
+
+
 @lru_cache(maxsize=512)
 def _tables(method: str, N: int, r: int, layout: str, b: int) -> tuple:
     """(log C(N, k), P0(k), (N − k)/(k + 1), F, (depth(0), phase 0(0), depth(1))) for k = 0..N;
@@ -79,6 +109,8 @@ def _tables(method: str, N: int, r: int, layout: str, b: int) -> tuple:
     F = np.zeros((5, N + 1))
     if method == "spare+repair":
         p0 = np.array(_p0_table("spare", N, r, layout))
+        if layout == "ruler":  # the independence condition holds (the consecutive one is exact)
+            p0 = low_count_survival(p0, N, r)
         S = _c(N, k).astype(float)
         F[_DEPTH] = S
         F[_PH0] = np.where(S >= r, 1.0, phase0_probability(k, N, S))
@@ -155,7 +187,7 @@ def _rejoin_cycle(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, pr
     rejoin_s = rcfg[0]
     window, window_ff = rejoin_s + waits[0], rejoin_s + waits[1]
     tau = proc.tau
-    a = np.minimum(proc.away(window), 1.0 - 1e-12)
+    a = np.minimum(proc.away(window, proc.wait_s), 1.0 - 1e-12)
     u = np.maximum(_gradient(proc.U, tau), 0.0)
     lam_live = u / (1.0 - a)
     mom = moments(tables, N, a)

@@ -70,16 +70,22 @@ def horizon_s(steps: int, cfg: _Cfg, rcfg: tuple) -> float:
     return float(max(h, 10.0 * rcfg[0] if math.isfinite(rcfg[0]) else h))
 
 
+def _waits(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, proc) -> tuple:  # noqa: ANN001
+    """The waits of a cycle (:func:`~.rejoin_wait.windows`): a first pass at half a nominal
+    step, then the waits of that step law."""
+    depth = 2.0 if method == "spare+repair" else 1.0
+    w0 = 0.5 * (depth * cfg.compute_per_stack_s + cfg.allreduce_s)
+    waits = (w0, w0, rcfg[0])
+    for _ in range(_WINDOW_PASSES):  # the windows depend on the step law, and it on them
+        cyc, st, _ = _rejoin_cycle(method, N, tables, cfg, rcfg, proc, waits)
+        waits = windows(method, N, cfg, rcfg, cyc, st)
+    return tuple(waits)
+
+
 def _build(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, proc, waits=None):  # noqa: ANN001
-    """A cycle with its waits: the given ones, or solved (a first pass at half a nominal step,
-    then the waits of that step law)."""
+    """A cycle with its waits: the given ones, or solved (:func:`_waits`)."""
     if waits is None:
-        depth = 2.0 if method == "spare+repair" else 1.0
-        w0 = 0.5 * (depth * cfg.compute_per_stack_s + cfg.allreduce_s)
-        waits = (w0, w0, rcfg[0])
-        for _ in range(_WINDOW_PASSES):  # the windows depend on the step law, and it on them
-            cyc, st, _ = _rejoin_cycle(method, N, tables, cfg, rcfg, proc, waits)
-            waits = windows(method, N, cfg, rcfg, cyc, st)
+        waits = _waits(method, N, tables, cfg, rcfg, proc)
     cyc, st, ex = _rejoin_cycle(method, N, tables, cfg, rcfg, proc, waits)
     return cyc, st, ex, waits
 
@@ -93,9 +99,12 @@ def rejoin_cycles(method: str, N: int, r: int, layout: str, key: tuple, rcfg: tu
     cfg = _Cfg(key)
     law = _law_key(key, _ALL_MECH)
     tables = _tables(method, N, r, layout, rcfg[2])
-    first_proc = first_process(N, law, rcfg[0], horizon)
-    first, st1, ex1, wait = _build(method, N, tables, cfg, rcfg, first_proc)
-    wait = tuple(wait)
+    # the waits from a first cycle whose groups are back at their rejoin time R, then every
+    # group process solved again with the groups back after R plus a wait for the step start
+    # of that mean (uniform on [0, 2·mean]): counted again only once back (:mod:`.rejoin_law`)
+    wait = _waits(method, N, tables, cfg, rcfg, first_process(N, law, rcfg[0], horizon))
+    first_proc = first_process(N, law, rcfg[0], horizon, wait[0])
+    first, st1, ex1, _w = _build(method, N, tables, cfg, rcfg, first_proc, wait)
     clock = _clock(cfg.failure_dist, N * cfg.system_mtbf_s, cfg.weibull_shape)
     restart_law = _law_curves(N, law)[1]
     out = {"first": first, "step_first": st1, "extras_first": ex1, "wait": wait,
@@ -105,7 +114,7 @@ def rejoin_cycles(method: str, N: int, r: int, layout: str, key: tuple, rcfg: tu
     if 1.0 - (g_run if t_run < first.tau[-1] else first.G[-1]) < _NO_RESTART:
         out.update(steady=first, step_steady=st1, extras_steady=ex1, prefail=0.0)
         return out
-    procs = restart_processes(N, law, rcfg[0], horizon)
+    procs = restart_processes(N, law, rcfg[0], horizon, wait[0])
     for t0, proc in procs[:-1]:
         cyc, _st, _ex, _w = _build(method, N, tables, cfg, rcfg, proc, wait)
         out["transient"].append((t0, proc.restart_s, cyc))
