@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from spare_lib.figures.strategies import STRATEGY_STYLE
 from spare_lib.figures.style import COLUMN_IN
 from spare_lib.registry.methods import METHODS
 
@@ -42,13 +43,10 @@ def make_design_pareto(result: Any) -> Any:
     return fig
 
 
-
-
-
-#: One colour and marker per method (Okabe-Ito; the by-group-size panels tell every method apart).
-METHOD_STYLE = {"spare": ("#0072B2", "o"), "rep": ("#D55E00", "^"), "ckpt": ("#000000", "x"),
-                "spare+repair": ("#56B4E9", "s"), "elastic-drop": ("#009E73", "D"),
-                "elastic-rebalance": ("#CC79A7", "v")}
+#: (colour, marker) of every registered method: the project's one style per method
+#: (:data:`~spare_lib.figures.strategies.STRATEGY_STYLE`; before, a copy here lacked the SPARe-b
+#: methods and notebook 95 failed on them at full size).
+METHOD_STYLE = {m: (s["color"], s["marker"]) for m, s in STRATEGY_STYLE.items()}
 #: The by-group-size panels show days up to this multiple of the job's best (the rest clipped).
 DAYS_SPAN = 8.0
 

@@ -25,6 +25,10 @@ def test_every_registered_method_has_a_style() -> None:
     assert len({s["color"] for s in STRATEGY_STYLE.values()}) == len(METHODS)
     # open markers mean "stopped at the wall cap": every marker must have a face to leave empty
     assert all(MarkerStyle(s["marker"]).is_filled() for s in STRATEGY_STYLE.values())
+    # the design figures (notebook 95) draw with the same styles, every method included
+    from spare_lib.figures.design import METHOD_STYLE as DESIGN_STYLE
+
+    assert DESIGN_STYLE == {m: (s["color"], s["marker"]) for m, s in STRATEGY_STYLE.items()}
 
 
 def _versus_rows() -> pd.DataFrame:
