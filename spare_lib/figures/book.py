@@ -241,6 +241,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="executed copies of the notebooks (default: those `make figures` keeps)")
     p.add_argument("--html-dir", default=str(HTML_DIR))
     p.add_argument("--verbose", action="store_true", help="show Sphinx's output")
+    p.add_argument("--screenshot", metavar="NOTEBOOK", default=None,
+                   help="then save a picture of this notebook's page (e.g. 80_strategies) to "
+                        "_build/book_NOTEBOOK.png, in headless Chromium, offline")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
     statuses = build_book(Path(args.html_dir), executed_dir=Path(args.executed_dir),
@@ -253,6 +256,17 @@ def main(argv: list[str] | None = None) -> int:
               f"`make figures` first to show them executed (copies in {args.executed_dir})")
     index = Path(args.html_dir) / "index.html"
     print(f"[spare book] built in {time.perf_counter() - t0:.0f} s: open {index}")
+    if args.screenshot:
+        from spare_lib.figures.browser import screenshot_file
+
+        page = Path(args.html_dir) / f"{args.screenshot}.html"
+        if not page.exists():
+            p.error(f"--screenshot: no page {page.name}; pages: {', '.join(sorted(statuses))}")
+        png = REPO_ROOT / "_build" / f"book_{args.screenshot}.png"
+        text = screenshot_file(page, png)
+        raw = text.count("{glue")  # a role Sphinx did not resolve would stay as typed
+        print(f"[spare book] {page.name} ({statuses.get(args.screenshot)}): picture in {png}; "
+              f"{len(text.split())} words, {raw} unresolved glue roles")
     return 0
 
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -24,25 +23,12 @@ from pathlib import Path
 import pytest
 
 from spare_lib.config import REPO_ROOT
+from spare_lib.figures.browser import find_chromium
 
 ARTIFACTS = REPO_ROOT / "_build" / "test-artifacts"
 #: Generous bounds: the suite runs them next to other tests on 2 shared cores.
 TIMEOUT_MS = 120_000
 SERVER_START_S = 120.0
-
-_CANDIDATES = ("/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome",
-               "google-chrome-stable")
-
-
-def find_chromium() -> str | None:
-    """Path of a Chromium: ``SPARE_CHROMIUM``, Debian's binary, or one on PATH."""
-    env = os.environ.get("SPARE_CHROMIUM")
-    for c in ((env,) if env else _CANDIDATES):
-        path = c if os.path.isabs(c) else shutil.which(c)
-        if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
-
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
