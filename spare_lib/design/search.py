@@ -13,7 +13,9 @@ the closed forms (``model='finite'`` or ``'paper'``) each method's fast model
 (:func:`spare_lib.cluster.planning.models.fast_model`) gives its C per r directly.
 
 Each (M, method, r, C) is a :class:`DesignPlan`: days to train, GPU-hours, goodput (T0 / TTT).
-The result ranks them, keeps each method's best per M, and the Pareto front of days against
+The result ranks them, keeps each method's plan per M as ``spare plan`` would pick it on that
+cluster (the fewest days; for SPARe layouts whose failed groups rejoin, the smallest r within
+``REPAIR_FLAT`` of that, :func:`_pick`), and the Pareto front of days against
 GPUs used (a plan is on the front when no other plan trains as fast or faster on as few GPUs or
 fewer, one strictly better).
 
@@ -34,7 +36,7 @@ import numpy as np
 
 from spare_lib._util.validate import check_int
 from spare_lib.cluster.planning.fast import rep_r_max
-from spare_lib.cluster.planning.models import fast_model
+from spare_lib.cluster.planning.models import REPAIR_FLAT, fast_model
 from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.design.job import JobSpec
 from spare_lib.registry.methods import PAPER_METHODS, check_methods
@@ -101,19 +103,19 @@ class DesignResult:
 
     @property
     def best(self) -> DesignPlan:
-        """The plan with the fewest days (ties: fewer GPU-hours)."""
+        """The first plan of :meth:`ranked`: the fewest days (ties: fewer GPU-hours), each
+        method's r picked as ``spare plan`` picks it."""
         if not self.plans:
             raise ValueError("no valid group size: see skipped")
-        return min(self.plans, key=lambda p: (p.days, p.gpu_hours))
+        return self.ranked(1)[0]
 
     def ranked(self, top: int | None = None) -> list[DesignPlan]:
-        """Each (group size, groups, method)'s best plan, by days."""
-        best: dict[tuple[int, int, str], DesignPlan] = {}
+        """Each (group size, groups, method)'s plan as ``spare plan`` would pick it on that
+        cluster (:func:`_pick`), by days."""
+        by: dict[tuple[int, int, str], list[DesignPlan]] = {}
         for p in self.plans:
-            k = (p.gpus_per_group, p.N, p.method)
-            if k not in best or (p.days, p.gpu_hours) < (best[k].days, best[k].gpu_hours):
-                best[k] = p
-        out = sorted(best.values(), key=lambda p: (p.days, p.gpu_hours))
+            by.setdefault((p.gpus_per_group, p.N, p.method), []).append(p)
+        out = sorted((_pick(ps) for ps in by.values()), key=lambda p: (p.days, p.gpu_hours))
         return out if top is None else out[:top]
 
     def best_line(self) -> str:
@@ -131,6 +133,20 @@ class DesignResult:
             if math.isfinite(p.days) and (not front or p.days < front[-1].days):
                 front.append(p)
         return front
+
+
+def _pick(plans: Sequence[DesignPlan]) -> DesignPlan:
+    """One cluster's plan of one method, as ``spare plan`` picks it
+    (:meth:`~spare_lib.cluster.planning.models.FastModel.best`): the fewest days (ties: fewer
+    GPU-hours); for a SPARe layout whose failed groups rejoin, whose TTT/T0 is flat in r once
+    wipe-outs are rare, the smallest r within :data:`REPAIR_FLAT` of that (more shard types per
+    group cost memory and buy less than that)."""
+    top = min(plans, key=lambda p: (p.days, p.gpu_hours))
+    m = method_spec(top.method)
+    if not (m.layout and m.rejoins) or not math.isfinite(top.days):
+        return top
+    near = [p for p in plans if p.days <= (1.0 + REPAIR_FLAT) * top.days]
+    return min(near, key=lambda p: (p.r, p.days, p.gpu_hours))
 
 
 def group_sizes(job: JobSpec, extra: Sequence[int] = ()) -> list[int]:

@@ -36,6 +36,42 @@ def test_best_plan_at_the_papers_setting_is_spare_plans():
     assert res.best.method == best
 
 
+def _plan(method: str, r: int, days: float) -> S.DesignPlan:
+    return S.DesignPlan(128, 64, 8192, method, method, r, 100, days / 10.0, 1.0, 10.0, days,
+                        days * 24 * 8192)
+
+
+@pytest.mark.parametrize("name", ["spare+repair", "spare-b+repair"])
+def test_rejoining_layouts_take_the_smallest_r_within_the_flat_band(name):
+    """spare plan's rule (FastModel.best): a SPARe layout whose groups rejoin takes the smallest
+    r within REPAIR_FLAT of its best; a larger r that is faster by less than that is not picked,
+    one faster by more is; a method without rejoins takes its fastest r."""
+    flat = S.REPAIR_FLAT
+    plans = [_plan(name, 2, 100.0 * (1 + flat / 2)), _plan(name, 6, 100.0), _plan("spare", 2, 101.0),
+             _plan("spare", 3, 100.5)]
+    res = S.DesignResult(job=SMALL_JOB, methods=(name, "spare"), model="predict",
+                         plans=tuple(plans), skipped={}, evaluations=4, searched=4)
+    got = {p.method: p.r for p in res.ranked()}
+    assert got == {name: 2, "spare": 3}
+    assert res.best.method == name and res.best.r == 2  # 100.1 days beats spare's 100.5
+    far = [_plan(name, 2, 100.0 * (1 + 2 * flat)), _plan(name, 6, 100.0)]
+    assert S._pick(far).r == 6
+
+
+def test_best_plan_of_rejoining_methods_is_spare_plans():
+    """The design's plan of each rejoining SPARe layout on a cluster is spare plan's
+    (FastModel.best) at that cluster: same r, C and TTT/T0 (the 405B check of notebook 95 at a
+    small size; SPARe-b+repair from the closed forms, SPARe+repair from the predictive model
+    with C re-optimised exactly)."""
+    names = ("spare-b+repair", "spare+repair")
+    res = design_search(SMALL_JOB, names, sizes=[256], fleet_shares=[1.0])
+    fast = fast_model(SMALL_JOB.cluster(256), names, "predict", SMALL_JOB.steps)
+    for p in res.ranked():
+        b = fast.best(p.method)
+        assert (p.r, p.checkpoint_steps) == (b.r, b.checkpoint_steps), p.method
+        assert p.ttt_over_t0 == pytest.approx(b.ttt_over_t0, rel=1e-9), p.method
+
+
 def test_the_checkpoint_bound_prunes_no_methods_optimum():
     """The chunked, pruned C scan gives each method the same best (r, C, TTT/T0) as the whole
     grid evaluated at once (the bound TTT >= T0 + floor((steps - 1)/C) T_s is exact)."""
