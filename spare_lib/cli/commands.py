@@ -290,13 +290,21 @@ def add_figures_parser(sub: Any) -> None:
 
 def cmd_figures(args: argparse.Namespace) -> int:
     """Run ``spare figures``."""
-    from spare_lib.figures.pipeline import run_all
+    from spare_lib.figures.pipeline import NotebooksFailed, run_all
     from spare_lib.figures.registry import update_readme
 
-    timings = run_all(smoke=args.smoke, only=args.only, out_dir=args.out_dir)
+    failed: NotebooksFailed | None = None
+    try:
+        timings = run_all(smoke=args.smoke, only=args.only, out_dir=args.out_dir)
+    except NotebooksFailed as exc:
+        timings, failed = exc.timings, exc
     if not args.smoke and args.out_dir is None:
         changed = update_readme()
         print(f"[spare figures] README figure table {'updated' if changed else 'unchanged'}")
+    if failed is not None:
+        for name, why in failed.failed:
+            print(f"spare: error: notebook {name} failed: {why}", file=sys.stderr)
+        return 1
     total = sum(t for _, t in timings)
     print(f"[spare figures] {len(timings)} notebooks in {total:.0f} s")
     return 0

@@ -59,13 +59,36 @@ def run_notebook(path: Path, smoke: bool, out_dir: str | os.PathLike[str] | None
     return target
 
 
+class NotebooksFailed(RuntimeError):
+    """Raised by :func:`run_all` after every notebook ran, when some of them failed.
+
+    ``timings``: (name, seconds) of every notebook that ran; ``failed``: (name, one-line reason).
+    """
+
+    def __init__(self, timings: list[tuple[str, float]], failed: list[tuple[str, str]]):
+        self.timings, self.failed = timings, failed
+        super().__init__(f"{len(failed)} of {len(timings)} notebooks failed: "
+                         + "; ".join(f"{n} ({why})" for n, why in failed))
+
+
+def _reason(exc: BaseException) -> str:
+    """A failed cell's exception as one line: its name and the first line of its message."""
+    name = getattr(exc, "ename", None) or type(exc).__name__
+    value = str(getattr(exc, "evalue", None) or exc).strip().splitlines()
+    return f"{name}: {value[0]}" if value else name
+
+
 def run_all(smoke: bool = False, only: str | None = None, out_dir: str | None = None,
             executed_dir: str | None = None) -> list[tuple[str, float]]:
     """Run every notebook (or those whose name contains ``only``) in order; return timings.
 
     The executed copies go to ``executed_dir``; None: :data:`EXECUTED_DIR` for a full run into
-    the committed folders (the book shows them), a temporary folder otherwise.
+    the committed folders (the book shows them), a temporary folder otherwise. A notebook that
+    fails (a cell raises, e.g. a check of its closing section) does not stop the others: the
+    run goes on and raises :class:`NotebooksFailed` at the end, naming each failure.
     """
+    from papermill.exceptions import PapermillExecutionError
+
     if executed_dir is None and not smoke and out_dir is None:
         executed_dir = str(EXECUTED_DIR)
     paths = notebook_paths()
@@ -74,12 +97,21 @@ def run_all(smoke: bool = False, only: str | None = None, out_dir: str | None = 
         if not paths:
             names = ", ".join(p.stem for p in notebook_paths())
             raise ValueError(f"--only {only!r} matches no notebook; notebooks are: {names}")
-    timings = []
+    timings: list[tuple[str, float]] = []
+    failed: list[tuple[str, str]] = []
     for p in paths:
         t0 = time.perf_counter()
         print(f"[spare figures] {p.stem} ({'smoke' if smoke else 'full'}) ...", flush=True)
-        run_notebook(p, smoke=smoke, out_dir=out_dir, executed_dir=executed_dir)
+        try:
+            run_notebook(p, smoke=smoke, out_dir=out_dir, executed_dir=executed_dir)
+        except PapermillExecutionError as exc:
+            failed.append((p.stem, _reason(exc)))
+            print(f"[spare figures] {p.stem} FAILED: {failed[-1][1]} (the executed copy shows "
+                  "the cell; going on with the next notebook)", flush=True)
         dt = time.perf_counter() - t0
         timings.append((p.stem, dt))
-        print(f"[spare figures] {p.stem} done in {dt:.0f} s", flush=True)
+        if not failed or failed[-1][0] != p.stem:
+            print(f"[spare figures] {p.stem} done in {dt:.0f} s", flush=True)
+    if failed:
+        raise NotebooksFailed(timings, failed)
     return timings

@@ -38,3 +38,36 @@ def test_run_notebook_smoke_writes_registered_figures(tmp_path):
     written = {p.stem for p in out.glob("*.pdf")}
     unregistered = written - {s.stem for s in promised}
     assert not unregistered, f"{path.stem} saves figures missing from figures.REGISTRY: {unregistered}"
+
+
+def test_a_failing_notebook_does_not_stop_the_others(monkeypatch, capsys):
+    """run_all goes on after a notebook's cell raises and names every failure at the end;
+    ``spare figures`` then exits 1 with one ``spare: error:`` line per failed notebook."""
+    from papermill.exceptions import PapermillExecutionError
+
+    from spare_lib.cli import main
+    from spare_lib.figures import pipeline
+
+    ran = []
+
+    def fake(path, smoke, out_dir=None, executed_dir=None, **kw):
+        ran.append(path.stem)
+        if path.stem.startswith(("20_", "40_")):
+            raise PapermillExecutionError(3, 3, "ck.done()", "AssertionError",
+                                          "2 of 9 claims fail (smoke run):\n  detail", [])
+        return path
+
+    monkeypatch.setattr(pipeline, "run_notebook", fake)
+    monkeypatch.setattr(pipeline, "notebook_paths",
+                        lambda: [NOTEBOOK_DIR / f"{n}.ipynb" for n in ("10_a", "20_b", "40_c", "50_d")])
+    with pytest.raises(pipeline.NotebooksFailed) as e:
+        pipeline.run_all(smoke=True)
+    assert ran == ["10_a", "20_b", "40_c", "50_d"]
+    assert [n for n, _ in e.value.timings] == ran
+    assert e.value.failed == [("20_b", "AssertionError: 2 of 9 claims fail (smoke run):"),
+                              ("40_c", "AssertionError: 2 of 9 claims fail (smoke run):")]
+    ran.clear()
+    assert main(["figures", "--smoke"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ["spare: error: notebook 20_b failed: AssertionError: 2 of 9 claims fail (smoke run):",
+                   "spare: error: notebook 40_c failed: AssertionError: 2 of 9 claims fail (smoke run):"]
