@@ -241,8 +241,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="executed copies of the notebooks (default: those `make figures` keeps)")
     p.add_argument("--html-dir", default=str(HTML_DIR))
     p.add_argument("--verbose", action="store_true", help="show Sphinx's output")
-    p.add_argument("--screenshot", metavar="NOTEBOOK", default=None,
-                   help="then save a picture of this notebook's page (e.g. 80_strategies) to "
+    p.add_argument("--screenshot", metavar="NOTEBOOK[#SECTION]", default=None,
+                   help="then save a picture of this notebook's page (e.g. 80_strategies, or "
+                        "80_strategies#what-it-means from a section's id) to "
                         "_build/book_NOTEBOOK.png, in headless Chromium, offline")
     args = p.parse_args(argv)
     t0 = time.perf_counter()
@@ -259,13 +260,16 @@ def main(argv: list[str] | None = None) -> int:
     if args.screenshot:
         from spare_lib.figures.browser import screenshot_file
 
-        page = Path(args.html_dir) / f"{args.screenshot}.html"
+        name, _, section = args.screenshot.partition("#")
+        page = Path(args.html_dir) / f"{name}.html"
         if not page.exists():
             p.error(f"--screenshot: no page {page.name}; pages: {', '.join(sorted(statuses))}")
-        png = REPO_ROOT / "_build" / f"book_{args.screenshot}.png"
-        text = screenshot_file(page, png)
+        if section and f'id="{section}"' not in page.read_text():
+            p.error(f"--screenshot: {page.name} has no section id {section!r}")
+        png = REPO_ROOT / "_build" / f"book_{name}.png"
+        text = screenshot_file(page, png, fragment=section)
         raw = text.count("{glue")  # a role Sphinx did not resolve would stay as typed
-        print(f"[spare book] {page.name} ({statuses.get(args.screenshot)}): picture in {png}; "
+        print(f"[spare book] {page.name} ({statuses.get(name)}): picture in {png}; "
               f"{len(text.split())} words, {raw} unresolved glue roles")
     return 0
 

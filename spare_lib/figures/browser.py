@@ -25,9 +25,11 @@ def find_chromium() -> str | None:
     return None
 
 
-def screenshot_file(html: Path, png: Path, *, width: int = 1280, height: int = 1600) -> str:
+def screenshot_file(html: Path, png: Path, *, width: int = 1280, height: int = 1600,
+                    fragment: str = "") -> str:
     """Open a local HTML file in headless Chromium with every remote request refused, save a
-    picture of its first ``height`` pixels to ``png`` and return the page's visible text.
+    picture of ``height`` pixels from its top (or from the element ``#fragment``, a section's
+    id) to ``png`` and return the page's visible text.
 
     Raises
     ------
@@ -59,7 +61,8 @@ def screenshot_file(html: Path, png: Path, *, width: int = 1280, height: int = 1
         try:
             page = browser.new_context(viewport={"width": width, "height": height}).new_page()
             page.route("**/*", route)
-            page.goto(Path(html).resolve().as_uri(), wait_until="load")
+            page.goto(Path(html).resolve().as_uri() + (f"#{fragment}" if fragment else ""),
+                      wait_until="load")
             page.wait_for_timeout(1500)  # MathJax typesets after the load event
             page.screenshot(path=str(png))
             text = page.inner_text("body")
