@@ -107,6 +107,11 @@ def _loglik(theta: np.ndarray, name: str, s: _Sample, w: np.ndarray) -> float:
     return ll if np.isfinite(ll) else -np.inf
 
 
+#: Decimals kept of the maximum-likelihood log-parameters (log shape, log scale) found by
+#: Nelder-Mead (tolerance 1e-6): 1e-5 relative on shape and scale, far inside any fit's interval.
+THETA_DECIMALS = 5
+
+
 def _maximise(theta0: np.ndarray, name: str, s: _Sample, w: np.ndarray) -> tuple[np.ndarray, float]:
     if not DISTS[name][1]:  # exponential: closed form, total time / number of observed events
         theta = np.array([np.log((w @ s.x) / w[~s.is_cens].sum())])
@@ -117,7 +122,12 @@ def _maximise(theta0: np.ndarray, name: str, s: _Sample, w: np.ndarray) -> tuple
         return v if np.isfinite(v) else 1e300
 
     res = optimize.minimize(nll, theta0, method="Nelder-Mead", options={"xatol": 1e-6, "fatol": 1e-6})
-    return res.x, -float(res.fun)
+    # Nelder-Mead stops within xatol of the optimum in log-parameters; the digits below that are
+    # the optimiser's path (its start from scipy's fit, numpy's summation order), not the data,
+    # and they differ between machines and library versions (by 2e-8 relative between two runs
+    # of notebook 70). Rounded, a rerun elsewhere feeds the same law to the simulations.
+    theta = np.round(res.x, THETA_DECIMALS)
+    return theta, _loglik(theta, name, s, w)
 
 
 def _scipy_fit(dist: stats.rv_continuous, has_shape: bool, s: _Sample) -> np.ndarray | None:
