@@ -116,6 +116,19 @@ def test_spare_b_closed_forms_take_job_failures(gpus: int) -> None:
     assert "ignore the failure world" not in notes
 
 
+def test_spare_b_closed_forms_when_restarts_never_end() -> None:
+    """Job-wide failures that cut nearly every restart (νT_r > 700, Eq. J1 overflows): the
+    closed forms say no training (availability 0, TTT/T0 ∞) through jobwide's own guard, as the
+    predictive model does, instead of an OverflowError."""
+    from spare_lib.cluster.planning.models import microbatch_curve
+
+    spec = cluster_spec(600_000, 1000, restart_s=400 * 3600.0, rejoin_s=600.0, failure_mix="llama3")
+    assert model_world(spec).job_mtbf_s * 700 < spec.restart_s
+    for name in SPARE_B:
+        for p in microbatch_curve(spec, 3, 2000, name):
+            assert p.availability == 0.0 and p.ttt_over_t0 == math.inf
+
+
 @pytest.mark.parametrize("argv, needle", [
     (("--failure-mix", "nowhere.yaml"), "--failure-mix must be one of paper, llama3, stepfun"),
     (("--jitter-model", "gauss"), "invalid choice"),

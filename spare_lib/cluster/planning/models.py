@@ -160,14 +160,19 @@ def _with_job_failures(spec: ClusterSpec, p: ClosedFormPoint, job_mtbf_s: float,
     """
     from scipy.special import lambertw
 
+    from spare_lib.theory.predict.jobwide import job_restart_mean
+    from spare_lib.theory.predict.terms import NoTrainingCycle
+
     nu = 1.0 / job_mtbf_s if math.isfinite(job_mtbf_s) else 0.0
     exact = method(p.method).exact_batch
     t_w = p.restart_interval_s if exact else math.inf
     lam = (1.0 / t_w if math.isfinite(t_w) else 0.0) + nu
     if lam <= 0.0:
         return p
-    restart = (math.expm1(nu * spec.restart_s) / nu if nu > 0 else spec.restart_s) \
-        + nu / lam * detect_s
+    try:
+        restart = job_restart_mean(spec.restart_s, None, nu) + nu / lam * detect_s
+    except NoTrainingCycle:  # job-wide failures cut nearly every restart: it never ends
+        restart = math.inf
     ts, step = spec.checkpoint_s, p.step_time_s
     w_opt = (1.0 + float(lambertw(-math.exp(-1.0 - lam * ts)).real)) / lam
     C = min(max(1, int(round(w_opt / step))), steps)
