@@ -108,10 +108,9 @@ def run_all(smoke: bool = False, only: str | None = None, out_dir: str | None = 
             failed.append((p.stem, _reason(exc)))
             print(f"[spare figures] {p.stem} FAILED: {failed[-1][1]} (the executed copy shows "
                   "the cell; going on with the next notebook)", flush=True)
-        dt = time.perf_counter() - t0
-        timings.append((p.stem, dt))
-        if not failed or failed[-1][0] != p.stem:
-            print(f"[spare figures] {p.stem} done in {dt:.0f} s", flush=True)
+        else:
+            print(f"[spare figures] {p.stem} done in {time.perf_counter() - t0:.0f} s", flush=True)
+        timings.append((p.stem, time.perf_counter() - t0))
     if failed:
         raise NotebooksFailed(timings, failed)
     return timings
