@@ -137,13 +137,20 @@ def _mb_cell(r: Any) -> str:
     return text if r.verdict == "tied" else f"**{text}**"
 
 
+def verdict_bounds(verdicts: pd.DataFrame) -> pd.Series:
+    """The ``bound`` column of notebook 82's verdicts as strings: '' where both runs finished
+    (empty in the CSV, or no column in a table written before runs were capped), else 'lower',
+    'upper' or 'none' (:mod:`spare_lib.cluster.planning.microbatch_plan`)."""
+    b = verdicts["bound"] if "bound" in verdicts else pd.Series(float("nan"), index=verdicts.index)
+    return b.astype(object).where(b.notna(), "")
+
+
 def microbatch_verdict_table(results_dir: Path) -> str:
     """``docs/strategies.md`` §7: notebook 82's verdicts, each SPARe-b method against each rival
     in both failure worlds and at every size, (SPARe-b − rival) over the rival's mean TTT in %
     with the Holm-adjusted paired 95 % interval (``microbatch_verdicts.csv``)."""
     df = pd.read_csv(Path(results_dir) / "microbatch_verdicts.csv")
-    b = df["bound"] if "bound" in df else pd.Series(float("nan"), index=df.index)
-    df["bound"] = b.astype(object).where(b.notna(), "")
+    df["bound"] = verdict_bounds(df)
     if "world" not in df:
         df["world"] = "paper"
     lines = ["| world | GPUs | SPARe-b variant | rebalance, fetch 0 s | fetch 10 s | fetch 60 s "

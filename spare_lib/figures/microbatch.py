@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
+from spare_lib.figures.doc_tables import verdict_bounds
 from spare_lib.figures.strategies import STRATEGY_STYLE
 from spare_lib.figures.style import PAGE_IN
 
@@ -138,8 +138,7 @@ def make_microbatch_verdict(verdicts: Any) -> Any:
         d = sub["diff_pct"].to_numpy(float)
         lo, hi = sub["ci_low_pct"].to_numpy(float), sub["ci_high_pct"].to_numpy(float)
         err = np.vstack([d - lo, hi - d])
-        b = sub["bound"] if "bound" in sub else pd.Series(np.nan, index=sub.index)
-        bounds = b.astype(object).where(b.notna(), "").to_numpy(str)
+        bounds = verdict_bounds(sub).to_numpy(str)
         for i, row in sub.iterrows():
             st = _style(row["method"])
             if bounds[i] in ("lower", "upper"):
