@@ -64,6 +64,14 @@ def small_cfg(**kw: object) -> ClusterConfig:
 # the types with no survivor at all instead of calling it a wipe-out (found by hypothesis)
 @example(N=6, r=3, C=None, steps=2, seed=2464, n_fail=17, n_job=0, sigma=0.0, min_live=0.0,
          detect=0.0)
+# no live group left to write a checkpoint (elastic-drop, paper jitter and rule): the core
+# writes none, the oracle looked for a leader that did not exist (found by hypothesis)
+@example(N=8, r=2, C=3, steps=6, seed=70223, n_fail=19, n_job=0, sigma=0.05, min_live=0.0,
+         detect=0.0)
+# a rejoin before the attempt that notices the checkpoint leader's death left a type without a
+# live holder (spare-b+repair, step jitter, abort rule): the oracle asserted it could not happen
+@example(N=7, r=3, C=1, steps=4, seed=13423, n_fail=14, n_job=0, sigma=0.0, min_live=0.0,
+         detect=0.0)
 @given(N=st.integers(6, 14), r=st.integers(2, 3), C=st.one_of(st.none(), st.integers(1, 3)),
        steps=st.integers(2, 7), seed=st.integers(0, 2**32 - 1), n_fail=st.integers(0, 20),
        n_job=st.integers(0, 3), sigma=st.sampled_from([0.0, 0.05]),
