@@ -204,12 +204,15 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     revive = np.full(N if rejoin_on else 0, np.inf)
     next_revive = np.inf
     died_epoch = np.full(N if every1 > 0 else 0, -1, dtype=np.int64)
-    epoch = 0
-    mem_lost = False
+    # np.int64/np.bool_ rather than bare constants: a variable first defined by a constant is
+    # typed Literal[...] on numba's first inference pass, which compiles every callee it reaches
+    # once more for that literal type (same results; about a tenth of the event core's compile)
+    epoch = np.int64(0)
+    mem_lost = np.bool_(False)
     acc = np.zeros(1, dtype=np.float64)  # the longest detection time pending
     slow = np.ones(N if jmode == JIT_STRAGGLER else 0, dtype=np.float64)
     if jmode == JIT_STRAGGLER:
-        _draw_slow(slow, pf[Q_STRAG_P], pf[Q_STRAG_S], sseed, 0)
+        _draw_slow(slow, pf[Q_STRAG_P], pf[Q_STRAG_S], sseed, np.int64(0))
     n_job = job_t.shape[0]
     jp = 0
     for w in range(N):
@@ -435,7 +438,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 _log(ev, t, EV_RESTART_END, step, attempts, -1, float(committed),
                      1 if use_mem else 0)
             epoch += 1
-            mem_lost = False
+            mem_lost = np.bool_(False)
             continue
         # ---------------- commit ----------------
         committed += 1
@@ -470,8 +473,9 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                         break
                     if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
                         mem_lost, next_revive = _kill(
-                            leader, t, False, code, ms, alive, nf, clk, cls, multi, rng, revive, died_epoch,
-                            epoch, mem_lost, next_revive, acc, ev, AT_LEADER, committed + 1,
+                            leader, t, np.bool_(False), code, ms, alive, nf, clk, cls, multi, rng, revive,
+                            died_epoch, epoch, mem_lost, next_revive, acc, ev, np.int64(AT_LEADER),
+                            committed + 1,
                             attempts)
                         n_alive -= 1
                         fails += 1
@@ -497,7 +501,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                             last_mem_samples = samples
                             mem_ok += 1
                             epoch += 1
-                            mem_lost = False
+                            mem_lost = np.bool_(False)
                         break
             if pending_flag:
                 break

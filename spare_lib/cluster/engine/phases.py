@@ -190,7 +190,7 @@ def _direct_phase(t, t0, code, retry, ms, depth, mult, compute_s, jmode, sigma, 
         if failed:
             mem_lost, next_revive = _kill(w, tw, retry, code, ms, alive, nf, clk, cls, multi, rng,
                                           revive, died_epoch, epoch, mem_lost, next_revive, acc,
-                                          ev, AT_UNIT, step, att)
+                                          ev, np.int64(AT_UNIT), step, att)
             n_alive -= 1
             n_new += 1
         elif nf[w] < min_nf:
@@ -204,7 +204,7 @@ def _direct_phase(t, t0, code, retry, ms, depth, mult, compute_s, jmode, sigma, 
         if alive[w] and nf[w] <= tbar:
             mem_lost, next_revive = _kill(w, tbar, retry, code, ms, alive, nf, clk, cls, multi,
                                           rng, revive, died_epoch, epoch, mem_lost, next_revive,
-                                          acc, ev, AT_BARRIER, step, att)
+                                          acc, ev, np.int64(AT_BARRIER), step, att)
             n_alive -= 1
             n_new += 1
     return tbar, n_new, stacks, mem_lost, next_revive, n_alive
