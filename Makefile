@@ -11,23 +11,16 @@ export MPLBACKEND := Agg
 
 venv: $(STAMP) warm
 
-# pip byte-compiles what it installs one file at a time (about a minute of one core here for the
-# ~12,000 files); compileall does the same on every core. The .pyc files matter: where
-# PYTHONDONTWRITEBYTECODE is set, a module without one is compiled again by every process that
-# imports it. (-qq and `|| true`: like pip, skip the few files that are not Python 3.)
+# the install, with the kernel warm-up beside its longer half (.ci/venv says how and why)
 $(STAMP): pyproject.toml
-	$(TIMED) "venv install" sh -c 'set -e; test -x $(BIN)/python || $(PYTHON) -m venv $(VENV); \
-		$(BIN)/python -m pip install --quiet --progress-bar off --no-compile --upgrade pip; \
-		$(BIN)/python -m pip install --quiet --progress-bar off --no-compile \
-			-e ".[dev,dask,book,browser]"; \
-		$(BIN)/python -m compileall -qq -j 0 $(VENV)/lib >/dev/null 2>&1 || true; \
-		$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null'
+	bash .ci/venv $(VENV) $(PYTHON)
 	touch $(STAMP)
 
 # compile every numba kernel into $(NUMBA_CACHE_DIR), keyed by the sources (minutes on a fresh
-# clone or after an edit, seconds when cached); --check fails if a kernel has no warm-up call
+# clone or after an edit, seconds when cached: .ci/venv has just done it on a fresh clone);
+# --check fails if a kernel has no warm-up call
 warm: $(STAMP)
-	$(TIMED) "kernel warm-up" $(BIN)/spare warm --check
+	$(TIMED) "kernel cache check" $(BIN)/spare warm --check
 
 figures: warm
 	$(BIN)/spare figures
