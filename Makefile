@@ -14,13 +14,14 @@ venv: $(STAMP) warm
 # the install, with the kernel warm-up beside its longer half (.ci/venv says how and why)
 $(STAMP): pyproject.toml
 	bash .ci/venv $(VENV) $(PYTHON)
-	touch $(STAMP)
+	touch $(STAMP) $(VENV)/.just-warmed
 
 # compile every numba kernel into $(NUMBA_CACHE_DIR), keyed by the sources (minutes on a fresh
-# clone or after an edit, seconds when cached: .ci/venv has just done it on a fresh clone);
+# clone or after an edit, seconds when cached; skipped right after .ci/venv, which has just done it);
 # --check fails if a kernel has no warm-up call
 warm: $(STAMP)
-	$(TIMED) "kernel cache check" $(BIN)/spare warm --check
+	@if [ -e $(VENV)/.just-warmed ]; then rm -f $(VENV)/.just-warmed; \
+	else $(TIMED) "kernel cache check" $(BIN)/spare warm --check; fi
 
 figures: warm
 	$(BIN)/spare figures
