@@ -266,13 +266,32 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 
+#: Notebooks whose full-size results are measurements of real processes on the wall clock of the
+#: machine that runs them (notebook 45: detection latencies, scheduling noise, and the paths they
+#: pick), so no rerun reproduces them byte for byte. A full run of one writes under
+#: :data:`MEASUREMENTS_DIR` (not committed), so ``make figures`` leaves the committed record
+#: alone; with ``SPARE_RECORD=1`` (``spare figures --record``) it rewrites the committed
+#: ``figures/`` and ``data/results/`` files: a new record, committed on purpose.
+MEASURED = frozenset({"45_live_emulation"})
+MEASUREMENTS_DIR = REPO_ROOT / "_build" / "measurements"
+
 #: The paper's three configurations of the 600k-GPU cluster (SPEC §1, §6).
 PAPER_N = (200, 600, 1000)
 
 
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
 def smoke_from_env() -> bool:
     """True when the environment variable ``SPARE_SMOKE`` is set to a truthy value."""
-    return os.environ.get("SPARE_SMOKE", "").strip().lower() in {"1", "true", "yes", "on"}
+    return _truthy("SPARE_SMOKE")
+
+
+def record_from_env() -> bool:
+    """True when ``SPARE_RECORD`` is set to a truthy value: full runs of the :data:`MEASURED`
+    notebooks write the committed folders (a new record) instead of :data:`MEASUREMENTS_DIR`."""
+    return _truthy("SPARE_RECORD")
 
 
 @dataclass(frozen=True)
@@ -304,8 +323,9 @@ def resolve(notebook: str, smoke: bool | None = None, seed: int = 2026,
         Root seed of the notebook (recorded for the reader).
     out_dir : path or None
         Where figures and results go. None: ``figures/`` and ``data/results/`` of the repo in
-        full mode; in smoke mode ``$SPARE_SMOKE_DIR`` if set, else a temporary folder (smoke
-        runs never touch committed files).
+        full mode (for the :data:`MEASURED` notebooks only with ``SPARE_RECORD=1``, else
+        ``MEASUREMENTS_DIR/<notebook>/``); in smoke mode ``$SPARE_SMOKE_DIR`` if set, else a
+        temporary folder (smoke runs never touch committed files).
     """
     if notebook not in SIZES:
         raise ValueError(f"notebook must be one of {sorted(SIZES)}, got {notebook!r}")
@@ -317,6 +337,9 @@ def resolve(notebook: str, smoke: bool | None = None, seed: int = 2026,
         results_dir = Path(out_dir) / "results"
     elif smoke:
         base = Path(os.environ.get("SPARE_SMOKE_DIR") or Path(tempfile.gettempdir()) / "spare-lab-smoke")
+        fig_dir, results_dir = base / "figures", base / "results"
+    elif notebook in MEASURED and not record_from_env():
+        base = MEASUREMENTS_DIR / notebook
         fig_dir, results_dir = base / "figures", base / "results"
     else:
         fig_dir, results_dir = FIGURES_DIR, RESULTS_DIR

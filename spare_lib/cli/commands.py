@@ -285,6 +285,10 @@ def add_figures_parser(sub: Any) -> None:
     f.add_argument("--smoke", action="store_true", help="small sizes; writes to a temp folder")
     f.add_argument("--only", default=None, help="run only notebooks whose name contains this")
     f.add_argument("--out-dir", default=None, help="write figures here instead of figures/")
+    f.add_argument("--record", action="store_true",
+                   help="full runs of the notebooks that measure real processes (45_live_emulation) "
+                        "rewrite the committed figures/ and data/results/ (a new record); without "
+                        "it they write under _build/measurements/")
     f.set_defaults(func=cmd_figures)
 
 
@@ -294,6 +298,12 @@ def cmd_figures(args: argparse.Namespace) -> int:
     from spare_lib.figures.registry import update_readme
 
     failed: NotebooksFailed | None = None
+    if args.record:
+        if args.smoke or args.out_dir is not None:
+            print("spare: error: --record writes the committed record: not with --smoke or "
+                  "--out-dir", file=sys.stderr)
+            return 2
+        os.environ["SPARE_RECORD"] = "1"  # read by config.resolve in every notebook's kernel
     try:
         timings = run_all(smoke=args.smoke, only=args.only, out_dir=args.out_dir)
     except NotebooksFailed as exc:

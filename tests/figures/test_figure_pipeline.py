@@ -58,3 +58,28 @@ def test_resolve_smoke_never_writes_into_figures(monkeypatch):
     assert not resolve("10_stacking_and_wipeout").smoke
     with pytest.raises(ValueError, match="notebook must be one of"):
         resolve("99_nope")
+
+
+def test_measured_notebooks_keep_the_committed_record_unless_told(monkeypatch):
+    """A full run of notebook 45 (real processes on the wall clock) writes under
+    _build/measurements/, not into the committed folders, unless SPARE_RECORD is set; every other
+    notebook writes the committed folders; `spare figures --record` sets SPARE_RECORD and refuses
+    --smoke and --out-dir (exit 2)."""
+    from spare_lib.cli import main
+    from spare_lib.config import FIGURES_DIR, MEASURED, MEASUREMENTS_DIR, RESULTS_DIR, SIZES
+
+    monkeypatch.delenv("SPARE_RECORD", raising=False)
+    assert MEASURED == {"45_live_emulation"}
+    for nb in SIZES:
+        cfg = resolve(nb, smoke=False)
+        if nb in MEASURED:
+            assert cfg.fig_dir == MEASUREMENTS_DIR / nb / "figures"
+            assert cfg.results_dir == MEASUREMENTS_DIR / nb / "results"
+        else:
+            assert (cfg.fig_dir, cfg.results_dir) == (FIGURES_DIR, RESULTS_DIR)
+    monkeypatch.setenv("SPARE_RECORD", "1")
+    cfg = resolve("45_live_emulation", smoke=False)
+    assert (cfg.fig_dir, cfg.results_dir) == (FIGURES_DIR, RESULTS_DIR)
+    assert resolve("45_live_emulation", smoke=True).fig_dir != FIGURES_DIR  # smoke: never
+    assert main(["figures", "--record", "--smoke"]) == 2
+    assert main(["figures", "--record", "--out-dir", "x"]) == 2
