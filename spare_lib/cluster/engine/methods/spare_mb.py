@@ -76,7 +76,12 @@ def make_mb_workspace(base_stacks: np.ndarray) -> tuple:
 
 def make_spare_mb_state(base_stacks: np.ndarray, microbatches: int, drop: bool = False,
                         quorum: int = 0) -> tuple:
-    """State of a SPARe-b run: base stacks, b, drop on wipe-out, the covered-type quorum."""
+    """State of a SPARe-b run: base stacks, b, drop on wipe-out, the covered-type quorum.
+
+    The stacks are copied into a writable C-contiguous int64 array, the type the event core
+    passes: a read-only layout (``ruler_layout(...).stacks``) would make a state of another
+    numba type, and every hook called with it would compile once more (12 s here)."""
+    base_stacks = np.array(base_stacks, dtype=np.int64, order="C")
     N = base_stacks.shape[0]
     ms = make_state(base_stacks, np.zeros(N, dtype=np.int64), np.zeros(1, dtype=np.int64),
                     ints={DEPTH: microbatches, MICRO: microbatches, DROP: int(bool(drop)),
