@@ -206,7 +206,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     died_epoch = np.full(N if every1 > 0 else 0, -1, dtype=np.int64)
     # np.int64/np.bool_ rather than bare constants: a variable first defined by a constant is
     # typed Literal[...] on numba's first inference pass, which compiles every callee it reaches
-    # once more for that literal type (same results; about a tenth of the event core's compile)
+    # once more for that literal type (same results; 14 % of the event core's compile time)
     epoch = np.int64(0)
     mem_lost = np.bool_(False)
     acc = np.zeros(1, dtype=np.float64)  # the longest detection time pending
