@@ -7,10 +7,10 @@ normal end, after a KeyboardInterrupt and after a failed assertion inside the ru
 
 from __future__ import annotations
 
-import _thread
 import dataclasses
 import math
 import multiprocessing as mp
+import signal
 import subprocess
 import threading
 import time
@@ -91,8 +91,15 @@ def test_other_methods_run_and_reap(method, r):
     _no_orphans(run.pids)
 
 
+def _ctrl_c() -> None:
+    """A real SIGINT to the main thread, as Ctrl-C sends: it also breaks a blocking wait
+    (_thread.interrupt_main only sets a flag, which a coordinator blocked in poll() with a long
+    timeout does not see until the poll returns: a hang until pytest-timeout, seen here)."""
+    signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+
+
 def test_keyboard_interrupt_leaves_no_process():
-    timer = threading.Timer(1.0, _thread.interrupt_main)
+    timer = threading.Timer(1.0, _ctrl_c)
     timer.start()
     pids_seen: list[int] = []
     spec = EmulationSpec(steps=10_000, compute_per_stack_s=64.0, allreduce_s=6.0,
