@@ -87,13 +87,13 @@ def _spare_b(N: int, r: int, config: Any, stacks: np.ndarray | None, exact_patch
     # b = 1 is SPARe itself (RECTLR's whole stacks, phase 0): its own state and hooks
     if config.microbatches == 1:
         return _spare(N, r, config, stacks, exact_patch, rep_placement)
-    return make_spare_mb_state(np.array(stacks, dtype=np.int64, order="C"), config.microbatches)
+    return make_spare_mb_state(stacks, config.microbatches)
 
 
 def _spare_b_drop(N: int, r: int, config: Any, stacks: np.ndarray | None, exact_patch: bool,
                   rep_placement: str) -> tuple:
-    return make_spare_mb_state(np.array(stacks, dtype=np.int64, order="C"), config.microbatches,
-                               drop=True, quorum=quorum(N, config.min_live))
+    return make_spare_mb_state(stacks, config.microbatches, drop=True,
+                               quorum=quorum(N, config.min_live))
 
 
 def _spare_b_code(config: Any) -> int:
