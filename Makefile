@@ -17,8 +17,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP) $(VENV)/.just-warmed
 
 # compile every numba kernel into $(NUMBA_CACHE_DIR), keyed by the sources (minutes on a fresh
-# clone or after an edit, seconds when cached; skipped right after .ci/venv, which has just done it);
-# --check fails if a kernel has no warm-up call
+# clone or after an edit, seconds when cached; skipped right after .ci/venv, which has just done
+# it); --check fails if a kernel has no warm-up call
 warm: $(STAMP)
 	@if [ -e $(VENV)/.just-warmed ]; then rm -f $(VENV)/.just-warmed; \
 	else $(TIMED) "kernel cache check" $(BIN)/spare warm --check; fi
