@@ -85,6 +85,7 @@ VALUES: dict[str, tuple[str, ...]] = {
     "--rejoin-s": ("60",),
     "--rejoin-min": ("1",),
     "--rejoin-stall-s": ("0",),
+    "--rejoin-clock": ("failure",),
     "--microbatches": ("2",),
     "--fetch-s": ("5",),
     "--layout": ("consecutive",),
@@ -142,7 +143,8 @@ SIMULATE_ONLY = {"--plan-steps", "--steps", "--max-trials", "--spare-r", "--rep-
                  "--failures-chunk-s", "--workers", "--backend", "--scheduler", "--cache-dir",
                  "--progress", "--no-progress"}
 #: Knobs only the methods whose failed groups rejoin read (SPARe+repair, the elastic methods).
-REJOIN_ONLY = {"--rejoin-s", "--rejoin-min", "--rejoin-stall-s", "--microbatches", "--fetch-s"}
+REJOIN_ONLY = {"--rejoin-s", "--rejoin-min", "--rejoin-stall-s", "--rejoin-clock", "--microbatches",
+               "--fetch-s"}
 #: Knobs a fault log replaces (refused with --failures).
 LOG_REPLACES = {"--system-mtbf-s", "--system-mtbf-min", "--gpu-mtbf-s", "--gpu-mtbf-hours",
                 "--weibull-shape", "--failure-dist", "--domain-size", "--domain-fault-share",

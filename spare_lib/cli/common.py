@@ -103,7 +103,8 @@ CLUSTER_KNOBS = ("gpus", "gpus_per_group", "gpu_mtbf_s", "system_mtbf_s", "resta
                  "checkpoint_s", "step_s", "allreduce_s", "allreduce", "model_bytes",
                  "weibull_shape", "failure_dist", "domain_size", "domain_fault_share")
 #: Knobs of what the strategies pay and do, shared by ``plan`` and ``simulate``.
-STRATEGY_KNOBS = ("stall_s", "rejoin_s", "rejoin_stall_s", "microbatches", "fetch_s")
+STRATEGY_KNOBS = ("stall_s", "rejoin_s", "rejoin_clock", "rejoin_stall_s", "microbatches",
+                  "fetch_s")
 #: Knobs of the failure world every method faces (issue 24), shared by ``plan`` and ``simulate``.
 WORLD_KNOBS = ("failure_mix", "detect_s", "jitter_model", "straggler_share", "straggler_slowdown",
                "allreduce_rule", "min_live")

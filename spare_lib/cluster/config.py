@@ -92,6 +92,11 @@ class ClusterConfig:
     rejoin_s : float
         Time after which a failed group rejoins (replacement, restart, catch-up) for the methods
         that let groups rejoin (spare+repair, elastic-drop, elastic-rebalance); inf = never.
+    rejoin_clock : str
+        When a failed group's ``rejoin_s`` starts: 'notice' (at the poll that notices the
+        failure: a unit start or the barrier, the model's default) or 'failure' (at the failure
+        plus its class's detection time, as a coordinator that reads the crash's EOF or a
+        missed heartbeat; notebook 45 measures the difference on real processes).
     rejoin_stall_s : float or None
         Stall of one batch of rejoining groups; None: ``stall_s`` (a blocking reconfiguration).
         0 models a non-blocking catch-up such as FT-HSDP's.
@@ -146,6 +151,7 @@ class ClusterConfig:
     domain_size: int = KNOBS["domain_size"].default
     domain_fault_share: float = KNOBS["domain_fault_share"].default
     rejoin_s: float = KNOBS["rejoin_s"].default
+    rejoin_clock: str = KNOBS["rejoin_clock"].default
     rejoin_stall_s: float | None = KNOBS["rejoin_stall_s"].default
     microbatches: int = KNOBS["microbatches"].default
     fetch_s: float = KNOBS["fetch_s"].default

@@ -316,6 +316,10 @@ _TABLE: tuple[Knob, ...] = (
     _k("rejoin_s", "s", 600.0, "time until a failed group rejoins (replacement, restart, "
        "catch-up); inf: never", "strategy", lo=0.0, lo_open=True, allow_inf=True,
        methods=_REJOINING, aliases=(Alias("--rejoin-min", 60.0, "min"),)),
+    _k("rejoin_clock", "", "notice", "when a failed group's rejoin_s starts: notice (at the "
+       "poll that notices the failure, the model's) or failure (at the failure plus its "
+       "detection time, as a coordinator that reads the crash or a missed heartbeat)",
+       "strategy", kind="choice", choices=("notice", "failure"), methods=_REJOINING),
     _k("rejoin_stall_s", "s", None, "stall of one batch of rejoining groups (default: stall_s, a "
        "blocking reconfiguration; 0: non-blocking catch-up as in FT-HSDP)", "strategy",
        **_NONNEG, allow_none=True, methods=_REJOINING),

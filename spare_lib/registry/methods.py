@@ -109,7 +109,7 @@ class MethodSpec:
         return (2, N) if self.redundancy else (1, 1)
 
 
-_REJOIN = ("rejoin_s", "rejoin_stall_s")
+_REJOIN = ("rejoin_s", "rejoin_clock", "rejoin_stall_s")
 
 METHODS: dict[str, MethodSpec] = {m.name: m for m in (
     MethodSpec("spare", "SPARe+CKPT", "SPARe", "spare", layout=True, redundancy=True,

@@ -106,9 +106,10 @@ def oracle(method: str, N: int, r: int, C: int | None, cfg: ClusterConfig,
         nonlocal pend_det
         c = cur[w]
         alive[w] = False
+        failed_at = nf[w]
         nf[w], cur[w] = renew(w, at)
-        if rejoins:
-            revive[w] = at + rej[c]
+        if rejoins:  # rejoin_clock: counted from the notice, or from the failure's detection
+            revive[w] = (failed_at + det[c] if cfg.rejoin_clock == "failure" else at) + rej[c]
         if mb:
             st.notice(w)
         pend_det = max(pend_det, det[c])

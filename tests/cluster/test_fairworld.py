@@ -63,23 +63,24 @@ def small_cfg(**kw: object) -> ClusterConfig:
 # every group dead at one poll (with the straggler jitter): the oracle asked RECTLR to cover
 # the types with no survivor at all instead of calling it a wipe-out (found by hypothesis)
 @example(N=6, r=3, C=None, steps=2, seed=2464, n_fail=17, n_job=0, sigma=0.0, min_live=0.0,
-         detect=0.0)
+         detect=0.0, clock="notice")
 # no live group left to write a checkpoint (elastic-drop, paper jitter and rule): the core
 # writes none, the oracle looked for a leader that did not exist (found by hypothesis)
 @example(N=8, r=2, C=3, steps=6, seed=70223, n_fail=19, n_job=0, sigma=0.05, min_live=0.0,
-         detect=0.0)
+         detect=0.0, clock="notice")
 # a rejoin before the attempt that notices the checkpoint leader's death left a type without a
 # live holder (spare-b+repair, step jitter, abort rule): the oracle asserted it could not happen
 @example(N=7, r=3, C=1, steps=4, seed=13423, n_fail=14, n_job=0, sigma=0.0, min_live=0.0,
-         detect=0.0)
+         detect=0.0, clock="notice")
 @given(N=st.integers(6, 14), r=st.integers(2, 3), C=st.one_of(st.none(), st.integers(1, 3)),
        steps=st.integers(2, 7), seed=st.integers(0, 2**32 - 1), n_fail=st.integers(0, 20),
        n_job=st.integers(0, 3), sigma=st.sampled_from([0.0, 0.05]),
-       min_live=st.sampled_from([0.0, 0.5, 1.0]), detect=st.sampled_from([0.0, 7.0]))
+       min_live=st.sampled_from([0.0, 0.5, 1.0]), detect=st.sampled_from([0.0, 7.0]),
+       clock=st.sampled_from(["notice", "failure"]))
 def test_core_matches_oracle_in_the_new_world(mixes: dict, method: str, N: int, r: int,
                                               C: int | None, steps: int, seed: int, n_fail: int,
                                               n_job: int, jitter: str, rule: str, sigma: float,
-                                              min_live: float, detect: float) -> None:
+                                              min_live: float, detect: float, clock: str) -> None:
     """Random traces with classes and job events: equal to the oracle to float rounding."""
     r = r if METHODS[method].redundancy else 1
     rng = np.random.default_rng(seed)
@@ -91,7 +92,7 @@ def test_core_matches_oracle_in_the_new_world(mixes: dict, method: str, N: int, 
     trace += [(float(x), -1, 3) for x in rng.uniform(0, horizon, n_job)]
     cfg = small_cfg(steps=steps, failure_mix=mixes["oracle"], jitter_model=jitter,
                     allreduce_rule=rule, jitter_sigma=sigma, min_live=min_live, detect_s=detect,
-                    straggler_share=0.3, straggler_slowdown=0.25)
+                    straggler_share=0.3, straggler_slowdown=0.25, rejoin_clock=clock)
     arr = np.array(trace, dtype=float).reshape(-1, 3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -271,6 +272,24 @@ def test_detection_time_is_waited_by_everyone_and_is_downtime() -> None:
     assert res.total_s == pytest.approx(base.total_s + 300.0)
     assert res.detect_s == pytest.approx(300.0)
     assert res.down_s == pytest.approx(base.down_s + 300.0)
+
+
+@pytest.mark.parametrize(("clock", "detect", "back_at"), [
+    ("notice", 0.0, 188.1), ("failure", 0.0, 84.1), ("notice", 7.0, 195.1), ("failure", 7.0, 91.1)])
+def test_rejoin_clock_counts_rejoin_s_from_the_notice_or_the_failure(clock: str, detect: float,
+                                                                      back_at: float) -> None:
+    """Elastic-drop N = 4, rejoin_s = 60 s: group 2 fails at 10 s and is noticed at step 1's
+    barrier (64 s); the cut-short all-reduce ends at 84 s, then (the detection and) the 0.1-s
+    stall. From the notice it may rejoin at 124 s (+7 s): at step 3's start, 188.1 (195.1) s.
+    From the failure (+ detection) at 70 s (77 s): at step 2's start, 84.1 (91.1) s."""
+    cfg = small_cfg(steps=4, rejoin_s=60.0, detect_s=detect, rejoin_clock=clock)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = simulate("elastic-drop", 4, 1, None, cfg, failure_trace=[[10.0, 2]], events=True)
+    ev = res.events
+    assert ev.loc[ev.kind == "notice", "t_s"].tolist() == [64.0]
+    assert ev.loc[ev.kind == "rejoin", "t_s"].tolist() == pytest.approx([back_at])
+    assert res.rejoins == 1
 
 
 def test_abort_rule_pays_a_full_allreduce_after_a_masked_failure() -> None:

@@ -135,6 +135,9 @@ _N_I = 17
 (P_STEPS, P_CKPT_EVERY, P_MEM_EVERY, P_DIST, P_REJOIN, P_DOMAIN_SIZE, P_MEM_IDEAL, P_JITTER,
  P_AR_ABORT) = range(9)
 _N_PI = 9
+#: ``pi[P_REJOIN]``: no rejoins, rejoin_s counted from the notice, or from the failure
+#: (``rejoin_clock``).
+REJOIN_OFF, REJOIN_FROM_NOTICE, REJOIN_FROM_FAILURE = 0, 1, 2
 (Q_COMPUTE, Q_SIGMA, Q_JIT_LO, Q_TA, Q_FAIL_FACTOR, Q_RESTART, Q_STALL, Q_TS, Q_SHAPE, Q_SCALE,
  Q_MAX_WALL, Q_REJOIN_S, Q_MEM_TS, Q_MEM_RESTART, Q_FETCH, Q_REJOIN_STALL, Q_STRAG_P,
  Q_STRAG_S) = range(18)
@@ -161,6 +164,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
     every1 = pi[P_MEM_EVERY]
     dist = pi[P_DIST]
     rejoin_on = pi[P_REJOIN] != 0
+    rj_fail = pi[P_REJOIN] == REJOIN_FROM_FAILURE
     dsize = pi[P_DOMAIN_SIZE]
     has_dom = dom_times.shape[0] > 0
     mem_ideal = pi[P_MEM_IDEAL] != 0
@@ -328,8 +332,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                 for i_f in range(nfl):
                     w = fail_w[i_f]
                     mem_lost, next_revive = _kill(
-                        w, fail_t[i_f], retry, code, ms, alive, nf, clk, cls, multi, rng, revive, died_epoch,
-                        epoch, mem_lost, next_revive, acc, ev,
+                        w, fail_t[i_f], retry, code, ms, alive, nf, clk, cls, multi, rng, revive,
+                        rj_fail, died_epoch, epoch, mem_lost, next_revive, acc, ev,
                         AT_BARRIER if fail_t[i_f] >= tbar else AT_UNIT, step, attempts)
                     n_alive -= 1
                     n_flag += 1
@@ -337,8 +341,8 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
             else:  # the direct loop: every live group's every unit (phases._direct_phase)
                 tbar, nd, ks, mem_lost, next_revive, n_alive = _direct_phase(
                     t, t + delay, code, retry, ms, depth, mult, compute_s, jmode, sigma, jit_lo,
-                    bridge, rng, slow, alive, nf, clk, cls, multi, revive, died_epoch, epoch,
-                    mem_lost, next_revive, acc, ev, step, attempts, n_alive)
+                    bridge, rng, slow, alive, nf, clk, cls, multi, revive, rj_fail, died_epoch,
+                    epoch, mem_lost, next_revive, acc, ev, step, attempts, n_alive)
                 n_stacks += ks
                 if retry:
                     patch_stacks += ks
@@ -474,7 +478,7 @@ def _core(code, ms, pi, pf, tr_ptr, tr_times, dom_ptr, dom_times, fseed, rng,
                     if nf[leader] <= t:  # the leader has failed: checkpoint lost, no time
                         mem_lost, next_revive = _kill(
                             leader, t, np.bool_(False), code, ms, alive, nf, clk, cls, multi, rng, revive,
-                            died_epoch, epoch, mem_lost, next_revive, acc, ev, np.int64(AT_LEADER),
+                            rj_fail, died_epoch, epoch, mem_lost, next_revive, acc, ev, np.int64(AT_LEADER),
                             committed + 1,
                             attempts)
                         n_alive -= 1

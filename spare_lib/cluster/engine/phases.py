@@ -46,19 +46,22 @@ def _step_units(nf_w, t, nst, unit_s, sigma, jit_lo, rng):  # pragma: no cover -
 
 
 @njit(cache=True)
-def _kill(w, at, retry, code, ms, alive, nf, clk, cls, multi, rng, revive, died_epoch, epoch,
-          mem_lost, next_revive, acc, ev, where, step, att):  # pragma: no cover
+def _kill(w, at, retry, code, ms, alive, nf, clk, cls, multi, rng, revive, rj_fail, died_epoch,
+          epoch, mem_lost, next_revive, acc, ev, where, step, att):  # pragma: no cover
     """A failure of live group w is noticed at time ``at``: it is dead until a restart (or its
-    rejoin after its class's rejoin time), its clock renews, the method is told, and its class's
-    detection time is kept (``acc[0]``, the longest pending). Returns the in-memory tier's lost
-    flag (group w and a peer both dead in this epoch) and the next rejoin time of any group."""
+    rejoin after its class's rejoin time, counted from ``at`` or, with ``rj_fail``
+    (``rejoin_clock='failure'``), from the failure plus its class's detection time), its clock
+    renews, the method is told, and its class's detection time is kept (``acc[0]``, the longest
+    pending). Returns the in-memory tier's lost flag (group w and a peer both dead in this epoch)
+    and the next rejoin time of any group."""
     N = alive.shape[0]
     c = cls[4][w] if multi else 0  # the class of the failure being noticed (before it renews)
+    failed_at = nf[w]
     alive[w] = False
     nf[w] = _renew_c(w, at, clk, cls, multi, rng)
     hooks.notice(code, w, retry, ms)
     if revive.shape[0] > 0:
-        revive[w] = at + cls[1][c]
+        revive[w] = (failed_at + cls[0][c] if rj_fail else at) + cls[1][c]
         if revive[w] < next_revive:
             next_revive = revive[w]
     if died_epoch.shape[0] > 0:
@@ -160,7 +163,7 @@ def _rejoin_batch(t, alive, nf, revive, clk, cls, multi, rng, ev, step):  # prag
 
 @njit(cache=True)
 def _direct_phase(t, t0, code, retry, ms, depth, mult, compute_s, jmode, sigma, jit_lo, bridge, rng,
-                  slow, alive, nf, clk, cls, multi, revive, died_epoch, epoch, mem_lost,
+                  slow, alive, nf, clk, cls, multi, revive, rj_fail, died_epoch, epoch, mem_lost,
                   next_revive, acc, ev, step, att, n_alive):  # pragma: no cover
     """One attempt's compute phase by the direct loop (every live group, every unit, from t0),
     the barrier and the all-reduce poll; failures are noticed (``_kill``) as they are found,
@@ -189,8 +192,8 @@ def _direct_phase(t, t0, code, retry, ms, depth, mult, compute_s, jmode, sigma, 
         stacks += ks
         if failed:
             mem_lost, next_revive = _kill(w, tw, retry, code, ms, alive, nf, clk, cls, multi, rng,
-                                          revive, died_epoch, epoch, mem_lost, next_revive, acc,
-                                          ev, np.int64(AT_UNIT), step, att)
+                                          revive, rj_fail, died_epoch, epoch, mem_lost,
+                                          next_revive, acc, ev, np.int64(AT_UNIT), step, att)
             n_alive -= 1
             n_new += 1
         elif nf[w] < min_nf:
@@ -203,8 +206,8 @@ def _direct_phase(t, t0, code, retry, ms, depth, mult, compute_s, jmode, sigma, 
             break  # no live clock has run out: nobody to notice
         if alive[w] and nf[w] <= tbar:
             mem_lost, next_revive = _kill(w, tbar, retry, code, ms, alive, nf, clk, cls, multi,
-                                          rng, revive, died_epoch, epoch, mem_lost, next_revive,
-                                          acc, ev, np.int64(AT_BARRIER), step, att)
+                                          rng, revive, rj_fail, died_epoch, epoch, mem_lost,
+                                          next_revive, acc, ev, np.int64(AT_BARRIER), step, att)
             n_alive -= 1
             n_new += 1
     return tbar, n_new, stacks, mem_lost, next_revive, n_alive

@@ -339,7 +339,8 @@ def world_notes(spec: ClusterSpec, model: str, modelled: list[str] | tuple[str, 
     from spare_lib.cluster.planning.world_model import model_world
     from spare_lib.registry.knobs import KNOBS
 
-    given = [k for k in WORLD_KNOBS if spec.knob(k) != KNOBS[k].default]
+    # rejoin_clock is a strategy knob that only the simulation carries (world_model)
+    given = [k for k in (*WORLD_KNOBS, "rejoin_clock") if spec.knob(k) != KNOBS[k].default]
     if not given:
         return ()
     out = []

@@ -242,6 +242,9 @@ class PlanRequest:
         if s.knob("allreduce_rule") != "paper":
             out.append("all-reduce rule: abort (a commit after a noticed failure pays the aborted "
                        "fraction and a full all-reduce), for every method")
+        if s.knob("rejoin_clock") != "notice":
+            out.append("rejoin clock: a failed group's rejoin_s counts from the failure plus its "
+                       "detection time, not from the poll that notices it")
         if s.knob("min_live") > 0 and "elastic-drop" in self.methods:
             out.append(f"elastic-drop restarts from its checkpoint below a quorum of "
                        f"min_live = {s.knob('min_live'):g} of the N groups")

@@ -24,9 +24,9 @@ from spare_lib.cluster.config import (
 from spare_lib.registry.knobs import KNOBS
 
 #: ClusterConfig knobs a :class:`ClusterSpec` may carry besides its hardware-derived times.
-RUN_KNOBS = ("stall_s", "rejoin_s", "rejoin_stall_s", "microbatches", "fetch_s", "jitter_sigma",
-             "allreduce_fail_factor", "failure_mix", "detect_s", "jitter_model", "straggler_share",
-             "straggler_slowdown", "allreduce_rule", "min_live")
+RUN_KNOBS = ("stall_s", "rejoin_s", "rejoin_clock", "rejoin_stall_s", "microbatches", "fetch_s",
+             "jitter_sigma", "allreduce_fail_factor", "failure_mix", "detect_s", "jitter_model",
+             "straggler_share", "straggler_slowdown", "allreduce_rule", "min_live")
 #: The run knobs of the failure world (issue 24): the mix, detection, jitter model, all-reduce
 #: rule and quorum. The simulation applies every one; the fast models see only part of them
 #: (:func:`spare_lib.cluster.planning.world_model.model_world`).

@@ -88,7 +88,7 @@ def _mean(classes: tuple, attr: str, default: float) -> float:
 def model_world(spec: ClusterSpec) -> ModelWorld:
     """The predictive model's view of ``spec``'s failure world (module docstring)."""
     knob = spec.knob
-    if all(knob(k) == KNOBS[k].default for k in WORLD_KNOBS):
+    if all(knob(k) == KNOBS[k].default for k in (*WORLD_KNOBS, "rejoin_clock")):
         return ModelWorld({})
     mix = failure_mix(knob("failure_mix"))
     ignored = []
@@ -125,6 +125,8 @@ def model_world(spec: ClusterSpec) -> ModelWorld:
                        "paper's cut-short all-reduce)")
     if knob("min_live") > 0:
         ignored.append(f"elastic-drop's quorum min_live = {knob('min_live'):g}")
+    if knob("rejoin_clock") != "notice":
+        ignored.append("rejoin_clock = failure (the model counts rejoin_s from the notice)")
     return ModelWorld(overrides, job_mtbf, det_job, q_job, tuple(ignored))
 
 

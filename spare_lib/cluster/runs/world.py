@@ -60,6 +60,9 @@ from spare_lib.cluster.engine.core import (
     Q_STRAG_S,
     Q_TA,
     Q_TS,
+    REJOIN_FROM_FAILURE,
+    REJOIN_FROM_NOTICE,
+    REJOIN_OFF,
 )
 
 _DIST_CODE = {"weibull": DIST_WEIBULL, "exponential": DIST_EXPONENTIAL}
@@ -243,7 +246,8 @@ def core_params(config: ClusterConfig, bind: Any, spec: Any, ckpt_steps: int | N
     pi[P_CKPT_EVERY] = 0 if ckpt_steps is None else ckpt_steps
     pi[P_MEM_EVERY] = 0 if mem_ckpt_steps is None else mem_ckpt_steps
     pi[P_DIST] = dist
-    pi[P_REJOIN] = int(spec.rejoins and world.rejoins())
+    pi[P_REJOIN] = (REJOIN_OFF if not (spec.rejoins and world.rejoins()) else
+                    REJOIN_FROM_FAILURE if config.rejoin_clock == "failure" else REJOIN_FROM_NOTICE)
     pi[P_DOMAIN_SIZE] = config.domain_size
     pi[P_MEM_IDEAL] = int(config.mem_ideal)
     pi[P_JITTER] = _JITTER_CODE[config.jitter_model]
