@@ -85,15 +85,16 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         # and 32; one knob at a time at N = attr_N for attr_methods (None: all; CKPT-only, the case
         # to explain, and the two methods with rejoins, where the notice instant matters; ≈ 34
         # runs, ≈ 30 min on a shared box). nice:
-        # priority of the emulation's processes on a shared box.
+        # priority of the emulation's processes on a shared box. repeats: more real-semantics
+        # runs of a case outside both bands (its own spread; ≈ 1-4 min each at full size).
         "full": {"N_values": [16, 32], "steps": 250, "scale": 1000.0, "sigmas": [0.0, 0.05],
                  "sigma_N": 16, "sim_trials": 20, "attr_N": 16,
                  "attr_methods": ["ckpt", "spare+repair", "elastic-drop"],
-                 "nice": -5},
+                 "nice": -5, "repeats": 4},
         # smoke (≤ 60 s): 8 steps at scale 3,000, the knobs only for CKPT-only and SPARe+repair
         "smoke": {"N_values": [8], "steps": 8, "scale": 3000.0, "sigmas": [0.0],
                   "sigma_N": 8, "sim_trials": 1, "attr_N": 8,
-                  "attr_methods": ["ckpt", "spare+repair"], "nice": -5},
+                  "attr_methods": ["ckpt", "spare+repair"], "nice": -5, "repeats": 2},
     },
     "50_restart_dominant_regime": {
         # N = 600 groups at every cluster size; 2000 steps are enough for the restart share

@@ -98,14 +98,16 @@ def first_divergence(reference: Any, other: Any) -> dict[str, Any]:
 
 def perturbation_band(method: str, N: int, r: int, C: int | None, config: ClusterConfig,
                       trace: np.ndarray, run: EmulationRun, n_restart: int = 9,
-                      n_allreduce: int = 5) -> dict[str, float]:
+                      n_allreduce: int = 5, rejoin_clock: str = "notice") -> dict[str, float]:
     """The simulator's TTT/T0 on the trace when T_r and T_a grow by what the run measured.
 
     A real-semantics run restarts windows a detection latency d after the failure and lets
     overruns of o per attempt (on average) into model time. Simulating the same trace with
     ``restart_s + δ_r``, δ_r on a grid of [0, 2·d] (d the run's median detection latency in
     model seconds), and ``allreduce_s + δ_a``, δ_a on [0, 2·o], gives the spread of outcomes
-    that perturbations of that size cause in the model itself.
+    that perturbations of that size cause in the model itself. With ``rejoin_clock="failure"``
+    the simulator counts a group's rejoin time from its failure, as a coordinator that notices
+    the crash at its EOF does, and that EOF comes δ_r later: ``rejoin_s + δ_r`` too.
 
     Parameters
     ----------
@@ -115,6 +117,10 @@ def perturbation_band(method: str, N: int, r: int, C: int | None, config: Cluste
         The emulated run whose noise sets d and o.
     n_restart, n_allreduce : int
         Grid points of δ_r and δ_a.
+    rejoin_clock : {"notice", "failure"}
+        The simulator's ``rejoin_clock`` (the methods with rejoins): "failure" for a run that
+        notices failures at their EOF (``notice_at="detect"``), "notice" for one that notices
+        them at the model's polls.
 
     Returns
     -------
@@ -125,13 +131,17 @@ def perturbation_band(method: str, N: int, r: int, C: int | None, config: Cluste
     det = np.asarray(run.noise["detect_s"], dtype=float)
     d = float(np.median(det)) * run.scale if det.size else 0.0
     o = float(np.sum(run.noise["slip_s"])) * run.scale / max(run.attempts, 1)
+    if rejoin_clock not in ("notice", "failure"):
+        raise ValueError(f"rejoin_clock must be 'notice' or 'failure', got {rejoin_clock!r}")
     vals = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         for dr in np.linspace(0.0, 2.0 * d, n_restart):
+            rejoin = ({"rejoin_clock": "failure", "rejoin_s": config.rejoin_s + dr}
+                      if rejoin_clock == "failure" else {})
             for da in np.linspace(0.0, 2.0 * o, n_allreduce):
                 cfg = config.with_(restart_s=config.restart_s + dr,
-                                   allreduce_s=config.allreduce_s + da)
+                                   allreduce_s=config.allreduce_s + da, **rejoin)
                 vals.append(simulate(method, N, r, C, cfg, seed=0,
                                      failure_trace=trace).ttt_over_t0)
     v = np.asarray(vals)
