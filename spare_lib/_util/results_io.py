@@ -42,21 +42,6 @@ RUN_LOG = Path(__file__).resolve().parents[2] / "_build" / "run_log.jsonl"
 _FLOAT_FORMAT = f"%.{SIG_DIGITS}g"
 
 
-def as_written(values: Any) -> np.ndarray:
-    """``values`` rounded to :data:`SIG_DIGITS` significant digits, as a result file stores them.
-
-    A column derived from written columns by a near-cancelling formula (a relative error of two
-    close values, in %) amplifies their last-bit differences across machines (the order of a
-    sum, the math library): computed from the values as written, it is the same wherever the
-    written inputs are.
-
-    >>> as_written([1 / 3, 2.0]).tolist()
-    [0.333333333333, 2.0]
-    """
-    a = np.asarray(values, dtype=float)
-    return np.array([float(_FLOAT_FORMAT % v) for v in a.ravel()]).reshape(a.shape)
-
-
 def is_wall_time_key(name: object) -> bool:
     """True for a column / key name that measures wall-clock time (see :data:`WALL_TIME_KEYS`)."""
     if isinstance(name, tuple):  # MultiIndex columns
