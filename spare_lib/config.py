@@ -235,17 +235,21 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "85_production_failures": {
         # Every method planned (spare plan's pipeline) in the llama3 mix at 16k, 100k and 600k
         # GPUs (and in the paper's world at 100k and 600k), the ceiling against T_r, the tornado
-        # at 100k and 600k. quick: the fast model's r per method, no checkpoint search. About 10 min
+        # at 100k and 600k. quick: the fast model's r per method, no checkpoint search. calib_mfu,
+        # calib_mtbfs: the 405B job's calibration at both ends of Llama 3's MFU range, runs of that
+        # many system MTBFs (50: about 50 restarts a run). About 10 min
         # on one core of a shared 2-core machine (numba compile included).
         "full": {"steps": 2000, "trials": 10, "quick": True, "workers": 1,
                  "sizes": [16_384, 100_000, 600_000], "paper_sizes": [100_000, 600_000],
-                 "calib_trials": 3, "ceiling_restart_min": [5, 15, 60],
+                 "calib_trials": 3, "calib_mfu": [0.38, 0.43], "calib_mtbfs": 50,
+                 "ceiling_restart_min": [5, 15, 60],
                  "ceiling_shares": [0.05, 0.15], "ceiling_curve_points": 16,
                  "ceiling_events": 20_000, "tornado_sizes": [100_000, 600_000],
                  "tornado_trials": 4, "tornado_steps": 800, "tornado_assumptions": None},
         "smoke": {"steps": 200, "trials": 2, "quick": True, "workers": 1,
                   "sizes": [16_384, 100_000], "paper_sizes": [100_000],
-                  "calib_trials": 1, "ceiling_restart_min": [5, 60],
+                  "calib_trials": 1, "calib_mfu": [0.38, 0.43], "calib_mtbfs": 3,
+                  "ceiling_restart_min": [5, 60],
                   "ceiling_shares": [0.15], "ceiling_curve_points": 5,
                   "ceiling_events": 5_000, "tornado_sizes": [100_000],
                   "tornado_trials": 2, "tornado_steps": 150,
