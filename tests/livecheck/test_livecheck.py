@@ -197,6 +197,22 @@ def test_perturbation_band_is_the_simulator_around_the_case(side):
                              n_allreduce=2)
     assert band["n"] == 6 and band["lo"] <= sims["spare"][0].ttt_over_t0 <= band["hi"]
     assert band["detect_s"] > 0 and band["lo"] <= band["mean"] <= band["hi"]
+    with pytest.raises(ValueError, match="rejoin_clock must be"):
+        perturbation_band("spare", N, 3, 4, CFG, TRACE, runs["spare"], rejoin_clock="eof")
+
+
+def test_perturbation_band_of_a_rejoin_method_counts_rejoins_from_the_failure(side):
+    """rejoin_clock='failure': every grid point is the simulator with that rule and rejoin_s
+    grown like T_r (a one-point grid: δ_r = δ_a = 0, the rule alone)."""
+    _table, runs, _sims = side
+    cfg = CFG.with_(rejoin_s=3 * CFG.compute_per_stack_s)
+    band = perturbation_band("spare+repair", N, 3, 4, cfg, TRACE, runs["spare"], n_restart=1,
+                             n_allreduce=1, rejoin_clock="failure")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = simulate("spare+repair", N, 3, 4, cfg.with_(rejoin_clock="failure"), seed=0,
+                       failure_trace=TRACE).ttt_over_t0
+    assert band["n"] == 1 and band["lo"] == band["hi"] == ref
 
 
 def test_knob_scan_is_the_simulator_with_one_duration_grown():
