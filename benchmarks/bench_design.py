@@ -20,6 +20,10 @@ It times, each the median of ``--repeat`` interleaved runs:
   :mod:`~spare_lib.theory.predict.blocks` (a second search over C on clusters already seen);
 * **warm, coarse chain** — the same with the chain on 64 states instead of 512 (TTT/T0 within
   the printed tolerance of the exact chain; the best plan per method is compared);
+* **chain states** — the warm search again with the chain on 128, 32, 16 and 8 states: the rate
+  against the gap of each (group size, method)'s best plan to the exact chain's (where the time
+  goes: the chain's deposits cost O(states² × laws) per C, the walk along each law's τ grid
+  O(grid points); below 64 states the walk dominates);
 * **spare design** — the default search of ``spare design`` (:func:`spare_lib.design.design_search`,
   the paper's three methods, every valid power-of-two group size and fleet share, the pruned C
   scan and the exact re-optimisation of the top plans) for the Llama-3-405B-like job on 16,384
@@ -120,6 +124,17 @@ def main() -> None:
     same = sum(best_coarse[k][:2] == best_exact[k][:2] for k in best_exact)
     print(f"coarse chain: best plans' TTT/T0 within {100 * worst:.3f} % of the exact chain; same "
           f"(r, C) at {same} of {len(best_exact)} (group size, method) pairs")
+    for ms in (128, 32, 16, 8):
+        ts = []
+        for _ in range(args.repeat):
+            c = time.process_time()
+            _, best_ms = run_search(grid, max_states=ms)
+            ts.append(time.process_time() - c)
+        gap = max(abs(best_ms[k][2] / best_exact[k][2] - 1) for k in best_exact)
+        same = sum(best_ms[k][:2] == best_exact[k][:2] for k in best_exact)
+        print(f"chain on {ms:3d} states: {n_eval / statistics.median(ts):8.0f} evals/CPU s; best "
+              f"plans within {100 * gap:.3f} % of the exact chain, same (r, C) at {same} of "
+              f"{len(best_exact)}")
     cold = statistics.median(cpu["cold"])
     print(f"verdict (per CPU second: the machine is shared): a cold search of {n_eval} "
           f"configurations in {cold:.1f} s "
