@@ -24,6 +24,9 @@ It times, each the median of ``--repeat`` interleaved runs:
   against the gap of each (group size, method)'s best plan to the exact chain's (where the time
   goes: the chain's deposits cost O(states² × laws) per C, the walk along each law's τ grid
   O(grid points); below 64 states the walk dominates);
+* **parts** — the kernel alone on the grid's packed arrays, stopped after each law's progress
+  V(τ), after its block sums (``law_blocks``) and in full (the chain), at 512, 64 and 8 states:
+  microseconds per evaluation of each part;
 * **spare design** — the default search of ``spare design`` (:func:`spare_lib.design.design_search`,
   the paper's three methods, every valid power-of-two group size and fleet share, the pruned C
   scan and the exact re-optimisation of the top plans) for the Llama-3-405B-like job on 16,384
@@ -49,6 +52,11 @@ import numpy as np
 from spare_lib.cluster import h100_600k
 from spare_lib.stacking.layout import max_ruler_r
 from spare_lib.theory.predict import METHODS, clear_caches, predict_batch
+from spare_lib.theory.predict.batch import _batch_kernel, _valid_r
+from spare_lib.theory.predict.curves import _Cfg, _cfg_key
+from spare_lib.theory.predict.model import MECHANISMS, REJOIN_METHODS
+from spare_lib.theory.predict.packed import packed_laws
+from spare_lib.theory.predict.rejoin_model import rejoin_key
 
 GROUPS = (100, 150, 200, 300, 400, 600, 1000, 2000)
 STEPS = 10_000
@@ -79,6 +87,34 @@ def run_search(grid, max_states: int = 512) -> tuple[int, dict]:  # noqa: ANN001
             n += out.ttt_over_t0.size
             best[(N, method)] = out.best()
     return n, best
+
+
+def time_parts(grid, repeat: int) -> None:  # noqa: ANN001 - the grid
+    """Microseconds per evaluation of the kernel's parts (module docstring), CPU time."""
+    calls = []
+    for N, cfg, rs, Cs in grid:
+        key, rcfg = _cfg_key(cfg), rejoin_key(cfg)
+        for method in METHODS:
+            for r in _valid_r(method, N, rs[method], "ruler"):
+                arrays = packed_laws(method, N, r, key, rcfg if method in REJOIN_METHODS else (),
+                                     STEPS, "ruler", 0.0, 0.0, MECHANISMS)
+                if arrays is not None:
+                    calls.append((arrays, float(_Cfg(key).checkpoint_s),
+                                  np.asarray(Cs, dtype=np.int64)))
+    n = sum(c[2].size for c in calls)
+    res = np.empty((3, max(c[2].size for c in calls)))
+    for ms in (512, 64, 8):
+        us = []
+        for stages in (1, 2, 3):
+            ts = []
+            for _ in range(repeat):
+                t = time.process_time()
+                for arrays, ckpt_s, Cs in calls:
+                    _batch_kernel(*arrays, ckpt_s, Cs, STEPS, ms, res, stages)
+                ts.append(time.process_time() - t)
+            us.append(1e6 * statistics.median(ts) / n)
+        print(f"parts on {ms:3d} states, us per evaluation: progress {us[0]:.1f}, block sums "
+              f"{us[1] - us[0]:.1f}, chain {us[2] - us[1]:.1f} (kernel {us[2]:.1f})")
 
 
 def main() -> None:
@@ -135,6 +171,7 @@ def main() -> None:
         print(f"chain on {ms:3d} states: {n_eval / statistics.median(ts):8.0f} evals/CPU s; best "
               f"plans within {100 * gap:.3f} % of the exact chain, same (r, C) at {same} of "
               f"{len(best_exact)}")
+    time_parts(grid, args.repeat)
     cold = statistics.median(cpu["cold"])
     print(f"verdict (per CPU second: the machine is shared): a cold search of {n_eval} "
           f"configurations in {cold:.1f} s "

@@ -63,12 +63,14 @@ class BatchPrediction:
 
 
 @njit(cache=True, nogil=True)
-def _batch_kernel(tau, G, step, off, delay, R, t0, ckpt_s, Cs, steps, max_states,
-                  out):  # pragma: no cover - jit
+def _batch_kernel(tau, G, step, off, delay, R, t0, ckpt_s, Cs, steps, max_states, out,
+                  stages=3):  # pragma: no cover - jit
     """For every C of ``Cs`` (0: no checkpoints): the run's chain over the laws whose arrays are
     tau/G/step[off[l]:off[l + 1]] (:func:`~.chain._run_on_lattice`'s chain on the coarse
     lattice, from the block sums of :mod:`.blocks`): writes out[:, c] = (time, restarts,
-    restart time)."""
+    restart time). ``stages`` < 3 stops each C early, for ``benchmarks/bench_design.py`` to
+    time the parts (out is then not written): 1 after the laws' progress, 2 after their block
+    sums."""
     L = off.size - 1
     o = np.empty(3)
     cums = []
@@ -95,12 +97,16 @@ def _batch_kernel(tau, G, step, off, delay, R, t0, ckpt_s, Cs, steps, max_states
             V = progress(tau[a:b], step[a:b], ck, Vs[law])
             Jl[law] = min(M, int(V[V.size - 1] // C)) if C > 0 else 0
             J = max(J, Jl[law])
+        if stages < 2:
+            continue
         S = np.empty((L, 3, K + 2 if b0 > 0 else K + 1))
         D = np.empty((L, 8, J // g + 1))
         for law in range(L):
             a, b = off[law], off[law + 1]
             law_blocks(tau[a:b], G[a:b], Vs[law], cums[law], delay[law], C, steps, M, g, b0,
                        Jl[law], S[law], D[law])
+        if stages < 3:
+            continue
         chain_blocks(S, D, K, b0, g, R, t0, o)
         for k in range(3):
             out[k, c] = o[k]
