@@ -46,6 +46,7 @@ from spare_lib.cluster.runs.results import (
     PAPER_MAIN_TABLE,
     main_table,
     results_frame,
+    simulate_points,
     summarize_runs,
     theory_lines,
 )
@@ -64,7 +65,8 @@ __all__ = [
     "h100_600k", "paper_checkpoint_interval", "BACKENDS", "check_backend", "execute",
     "ClosedFormPoint", "ClusterSpec", "Plan", "PlanRequest", "PlanResult", "TraceFailures",
     "closed_form_point", "cluster_spec", "plan", "run_plan", "restart_time_s", "system_mtbf_s",
-    "PAPER_MAIN_TABLE", "main_table", "results_frame", "summarize_runs", "theory_lines",
+    "PAPER_MAIN_TABLE", "main_table", "results_frame", "simulate_points", "summarize_runs",
+    "theory_lines",
     "METHOD_LABEL", "METHODS", "SimResult", "simulate", "simulate_many", "task_seed",
     "cache_key", "example_point", "point_seed", "run_sweep", "simulate_point", "trace_failures",
 ]

@@ -150,3 +150,23 @@ def test_simulate_point_forwards_failure_seed_and_knobs():
     d = sweep.simulate_point("spare", r=4, restart_s=600.0, weibull_shape=1.0, exact_patch=True,
                              max_wall_s=1e9, **kw)
     assert d["ckpt_source"] == "analytic" and "method" not in d
+
+
+def test_simulate_points_runs_every_point_per_seed_with_common_failures():
+    """One row per (point, seed), points outer, the point's keys kept; the same table twice;
+    each run is ``simulate`` with that failure seed and the batch's task seed (task i of the
+    batch: point-major order)."""
+    from spare_lib.cluster import h100_600k, simulate, simulate_points
+    from spare_lib.cluster.runs.simulate import task_seed
+
+    cfg = h100_600k(8, steps=40, system_mtbf_s=1200.0, restart_s=60.0)
+    pts = [{"method": "spare", "N": 8, "r": 2, "C": 10, "tag": "a"},
+           {"method": "ckpt", "N": 8, "r": 1, "C": 10, "tag": "b"}]
+    runs = simulate_points(pts, lambda p: cfg, [11, 12, 13], seed=5, workers=1)
+    assert len(runs) == 6 and runs.tag.tolist() == ["a"] * 3 + ["b"] * 3
+    assert runs.trial.tolist() == [0, 1, 2] * 2 and runs.completed.all()
+    again = simulate_points(pts, lambda p: cfg, [11, 12, 13], seed=5, workers=1)
+    assert runs.equals(again)
+    one = simulate("ckpt", 8, 1, 10, cfg, failure_seed=12, max_wall_s=50 * cfg.t0_s(),
+                   seed=task_seed(5, 4))
+    assert runs.ttt_over_t0.iloc[4] == one.ttt_over_t0

@@ -1,5 +1,5 @@
 """Result tables of notebooks 50 and 60: runs to a frame, summaries per (method, N, r), the main table,
-and the theory lines of Figs. 6–8.
+and the theory lines of Figs. 6–8; :func:`simulate_points`, the runs of notebook 55 §5 and §5b.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from spare_lib.cluster.config import ClusterConfig
-from spare_lib.cluster.runs.simulate import SimResult
+from spare_lib.cluster.runs.simulate import SimResult, simulate_many
 
 
 def theory_lines(N: int, r_values: Sequence[int], config: ClusterConfig) -> dict[str, np.ndarray]:
@@ -54,6 +54,49 @@ def results_frame(results: Sequence[SimResult]) -> Any:
     """One row per run (:meth:`SimResult.as_dict`), as a pandas DataFrame."""
     import pandas as pd
     return pd.DataFrame([r.as_dict() for r in results])
+
+
+def simulate_points(points: Sequence[dict[str, Any]], config_for: Any, failure_seeds: Sequence[int],
+                    seed: int, workers: int = 2, progress: bool = False,
+                    max_wall_t0: float = 50.0) -> Any:
+    """Simulate every point once per failure seed (common random numbers across the points).
+
+    Parameters
+    ----------
+    points : sequence of dict
+        Each with method, N, r and C (committed steps between checkpoints) and whatever
+        ``config_for`` reads.
+    config_for : callable
+        Point -> its :class:`~spare_lib.cluster.config.ClusterConfig`.
+    failure_seeds : sequence of int
+        One run per seed and point (``simulate(failure_seed=...)``), the same for every point.
+    seed : int
+        Root of the runs' other streams (:func:`~spare_lib.cluster.runs.simulate.simulate_many`).
+    workers, progress
+        As for :func:`~spare_lib.cluster.runs.simulate.simulate_many`.
+    max_wall_t0 : float
+        A run stops at this many T0 (``completed`` False).
+
+    Returns
+    -------
+    DataFrame
+        One row per run: the point's keys, ``trial``, ttt_over_t0, availability, overhead,
+        full_restarts, dropped_sample_fraction and completed.
+    """
+    import pandas as pd
+    tasks, meta = [], []
+    for p in points:
+        cfg = config_for(p)
+        for trial, fseed in enumerate(failure_seeds):
+            tasks.append({"method": p["method"], "N": int(p["N"]), "r": int(p["r"]),
+                          "ckpt_steps": int(p["C"]), "config": cfg, "failure_seed": int(fseed),
+                          "max_wall_s": max_wall_t0 * cfg.t0_s()})
+            meta.append({**p, "trial": trial})
+    res = simulate_many(tasks, seed=seed, workers=workers, progress=progress)
+    return pd.DataFrame([{**m, "ttt_over_t0": x.ttt_over_t0, "availability": x.availability,
+                          "overhead": x.overhead, "full_restarts": x.full_restarts,
+                          "dropped_sample_fraction": x.dropped_sample_fraction,
+                          "completed": x.completed} for m, x in zip(meta, res, strict=True)])
 
 
 def summarize_runs(runs: Any) -> Any:
