@@ -400,3 +400,34 @@ def test_chain_of_retries_kernel_matches_a_plain_sum():
                       np.array([c[2] for c in cases]))
     for g, (n, h, rho) in zip(got, cases, strict=True):
         assert g == pytest.approx(plain(n, h, rho), rel=1e-6)
+
+
+def test_repair_diagnosis_settings_and_restart_interval():
+    """§5b: 2 × 2 × 2 settings around a point (fewer where its level is the grid's shortest),
+    each with the point's N, r, C; the restarts' interval is Student's t of the runs (scipy
+    oracle: ``stats.t.interval`` on the same counts), the ratio the model over the mean."""
+    from scipy import stats
+
+    point = {"N": 32, "r": 4, "C": 7, "system_mtbf_s": 300.0, "stall_s": 120.0,
+             "rejoin_s": 1800.0, "restart_s": 3600.0, "rejoin_stall_s": 0.0,
+             "microbatches": 32, "fetch_s": 30.0, "config_id": 17}
+    rows = vr.repair_diagnosis_settings(point)
+    assert len(rows) == 8 and len({(r["failure_dist"], r["stall_s"], r["rejoin_s"]) for r in rows}) == 8
+    assert {r["stall_s"] for r in rows} == {min(vr.REJOIN_STALL_S), 120.0}
+    assert all(r["N"] == 32 and r["r"] == 4 and r["C"] == 7 for r in rows)
+    short = vr.repair_diagnosis_settings({**point, "stall_s": min(vr.REJOIN_STALL_S)})
+    assert len(short) == 4
+    with pytest.raises(ValueError, match="missing"):
+        vr.repair_diagnosis_settings({"N": 32})
+    cfg = cfg600k(32, steps=300, rejoin_s=600.0)
+    counts = [3, 5, 4, 9]
+    runs = pd.DataFrame([{"method": "spare+repair", "N": 32, "r": 3, "C": 50, "ttt_over_t0": 2.0,
+                          "availability": 0.9, "overhead": 1.5, "full_restarts": k,
+                          "dropped_sample_fraction": 0.0, "completed": True} for k in counts])
+    tab = vr.repair_diagnosis_table(runs, ["method", "N", "r", "C"], lambda row: cfg)
+    lo, hi = stats.t.interval(0.95, len(counts) - 1, loc=np.mean(counts), scale=stats.sem(counts))
+    assert tab.sim_restarts_lo.iloc[0] == pytest.approx(lo)
+    assert tab.sim_restarts_hi.iloc[0] == pytest.approx(hi)
+    assert tab.restarts_ratio.iloc[0] == pytest.approx(tab.model_restarts.iloc[0] / np.mean(counts))
+    with pytest.raises(ValueError, match="level"):
+        vr.repair_diagnosis_table(runs, ["method", "N", "r", "C"], lambda row: cfg, level=1.5)

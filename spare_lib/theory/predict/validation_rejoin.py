@@ -13,7 +13,10 @@ so this module stays in the theory layer; the notebook runs
   knobs rotated so that each pair of factors meets);
 * :func:`rejoin_grid_points` — per setting and method the r and C the model picks;
 * :func:`rejoin_point_table` — per point: simulated mean and standard error, the model, errors;
-* :func:`rejoin_error_summary` — mean and worst |ΔTTT/T0| per method, availability too.
+* :func:`rejoin_error_summary` — mean and worst |ΔTTT/T0| per method, availability too;
+* :func:`repair_diagnosis_settings` and :func:`repair_diagnosis_table` — one factor at a time
+  around SPARe+repair's worst point: the clock law, the stall and the rejoin time, with the
+  expected restarts of the model against the simulated ones (notebook 55, §5b).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats
 
 from spare_lib.stacking.layout import max_ruler_r
 from spare_lib.theory.predict.cycle import NoTrainingCycle
@@ -177,3 +181,50 @@ def rejoin_error_summary(table: pd.DataFrame) -> pd.DataFrame:
             "avail_worst_pts": sub.err_avail_pts.abs().max(),
         })
     return pd.DataFrame(rows)
+
+
+#: The levels §5b puts against the worst point's: the clock laws, the shortest stall and the
+#: shortest rejoin time of the grid.
+DIAGNOSIS_CLOCKS = ("weibull", "exponential")
+
+
+def repair_diagnosis_settings(worst: dict[str, Any]) -> list[dict[str, Any]]:
+    """The settings of §5b: SPARe+repair's worst point (its N, r, C and setting) with the clock
+    law in :data:`DIAGNOSIS_CLOCKS`, the stall in {grid's shortest, the point's} and the rejoin
+    time in {grid's shortest, the point's} (2 × 2 × 2, fewer where the point's level is the
+    shortest), each with ``failure_dist`` and a ``diag_id``."""
+    keep = ("N", "r", "C", *SETTING_FIELDS)
+    missing = [k for k in keep if k not in worst]
+    if missing:
+        raise ValueError(f"worst must give {keep}, missing {missing}")
+    rows = []
+    stalls = sorted({min(REJOIN_STALL_S), float(worst["stall_s"])})
+    rejoins = sorted({min(REJOIN_REJOIN_S), float(worst["rejoin_s"])})
+    for dist, stall, rejoin in itertools.product(DIAGNOSIS_CLOCKS, stalls, rejoins):
+        row = {k: worst[k] for k in keep}
+        row.update(method="spare+repair", failure_dist=dist, stall_s=stall, rejoin_s=rejoin,
+                   diag_id=len(rows))
+        rows.append(row)
+    return rows
+
+
+def repair_diagnosis_table(runs: pd.DataFrame, point_cols: Sequence[str],
+                           config_for: Callable[[pd.Series], ClusterLike],
+                           level: float = 0.95) -> pd.DataFrame:
+    """:func:`rejoin_point_table` of §5b's runs, with the simulated expected restarts' Student-t
+    interval at ``level`` (``sim_restarts_lo``, ``sim_restarts_hi``; the runs are independent
+    draws of one setting) and the model's restarts over the simulated mean
+    (``restarts_ratio``)."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    out = rejoin_point_table(runs, point_cols, config_for)
+    if "completed" in runs:
+        done = runs.groupby(list(point_cols), sort=False, dropna=False).completed.transform("all")
+        runs = runs[done.astype(bool)]
+    sd = runs.groupby(list(point_cols), sort=False, dropna=False).full_restarts.std()
+    sd = sd.reset_index(drop=True).fillna(0.0).to_numpy()
+    half = stats.t.ppf(0.5 + level / 2, np.maximum(out.n - 1, 1)) * sd / np.sqrt(out.n)
+    out["sim_restarts_lo"] = out.sim_restarts - half
+    out["sim_restarts_hi"] = out.sim_restarts + half
+    out["restarts_ratio"] = out.model_restarts / out.sim_restarts.where(out.sim_restarts > 0)
+    return out
