@@ -121,7 +121,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                  "star_r_width": 3, "star_C_factors": [0.6, 1.0, 1.6],
                  "rejoin_design": "full", "rejoin_trials": 10, "rejoin_steps": 2_000,
                  "rejoin_mean_tol_pct": 3.0, "rejoin_worst_tol_pct": 8.0,
-                 "diag_points": 3, "diag_trials": 100},
+                 "diag_points": 3, "diag_trials": 100, "bare_runs": 5, "bare_reps": 4000,
+                 "bare_max_steps": 200_000},
         "smoke": {"trials": 2, "paper_steps": 200, "paper_r": [3, 9], "wide_steps": 200,
                   "wide_design": "latin", "wide_max_settings": 2, "workers": 1,
                   "curve_N_max": 2_000, "curve_points": 3, "curve_steps": 1_000,
@@ -129,7 +130,8 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
                   "star_C_factors": [1.0, 2.0],
                   "rejoin_design": "smoke", "rejoin_trials": 2, "rejoin_steps": 300,
                   "rejoin_mean_tol_pct": 12.0, "rejoin_worst_tol_pct": 25.0,
-                  "diag_points": 2, "diag_trials": 2},
+                  "diag_points": 2, "diag_trials": 2, "bare_runs": 2, "bare_reps": 200,
+                  "bare_max_steps": 5_000},
     },
     "60_cluster_600k": {
         # 55 (N, r) points × 2 methods × trials, 10,000 steps each (the paper's 3 trials; 5 here).

@@ -431,3 +431,24 @@ def test_repair_diagnosis_settings_and_restart_interval():
     assert tab.restarts_ratio.iloc[0] == pytest.approx(tab.model_restarts.iloc[0] / np.mean(counts))
     with pytest.raises(ValueError, match="level"):
         vr.repair_diagnosis_table(runs, ["method", "N", "r", "C"], lambda row: cfg, level=1.5)
+
+
+def test_away_process_uptime_oracle_and_refusals():
+    """r = 1: any failure wipes out, so every surviving set is the all-up set; with groups away
+    longer than the run lasts (S below s_floor well before a group comes back) the fresh draws
+    are the killed process's own replicates (ratio 1 to rounding), and the uptime is the discrete
+    first-failure time dt·(1/p − 1), p = 1 − exp(−N·dt/(N·m)) (within 4 standard errors of the
+    Monte Carlo: sd ≈ mean for a geometric time). Same seed, same numbers."""
+    N, m, R, reps, spa = 16, 120.0, 3600.0, 4000, 720
+    out = vr.away_process_uptime(N, 1, N * m, R, reps=reps, steps_per_away=spa, seed=3)
+    dt = R / spa
+    expect = dt * (1.0 / -math.expm1(-dt / m) - 1.0)
+    assert out["restart_ratio"] == pytest.approx(1.0, abs=1e-12)
+    assert abs(out["uptime_s"] - expect) <= 4 * expect / math.sqrt(reps)
+    assert out == vr.away_process_uptime(N, 1, N * m, R, reps=reps, steps_per_away=spa, seed=3)
+    for bad in ({"N": 8, "r": 9}, {"group_mtbf_s": 0.0}, {"away_s": -1.0}, {"reps": 1},
+                {"s_floor": 1.0}):
+        kw = {"N": 8, "r": 2, "group_mtbf_s": 100.0, "away_s": 10.0, **bad}
+        with pytest.raises(ValueError):
+            vr.away_process_uptime(kw.pop("N"), kw.pop("r"), kw.pop("group_mtbf_s"),
+                                   kw.pop("away_s"), **kw)

@@ -16,12 +16,16 @@ so this module stays in the theory layer; the notebook runs
 * :func:`rejoin_error_summary` — mean and worst |ΔTTT/T0| per method, availability too;
 * :func:`repair_diagnosis_settings` and :func:`repair_diagnosis_table` — one factor at a time
   around SPARe+repair's worst point: the clock law, the stall and the rejoin time, with the
-  expected restarts of the model against the simulated ones (notebook 55, §5b).
+  expected restarts of the model against the simulated ones (notebook 55, §5b);
+* :func:`away_process_uptime` — the bare away process of SPARe+repair's groups (no steps, no
+  stalls), its uptime to a wipe-out against the uptime from the hazard of freshly drawn away sets,
+  the way the model weighs them (notebook 55, §5b).
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from spare_lib.stacking.layout import max_ruler_r
+from spare_lib.stacking.layout import make_layout, max_ruler_r
 from spare_lib.theory.predict.cycle import NoTrainingCycle
 from spare_lib.theory.predict.grid import optimise_checkpoint, recommend
 from spare_lib.theory.predict.model import ClusterLike, predict
@@ -228,3 +232,71 @@ def repair_diagnosis_table(runs: pd.DataFrame, point_cols: Sequence[str],
     out["sim_restarts_hi"] = out.sim_restarts + half
     out["restarts_ratio"] = out.model_restarts / out.sim_restarts.where(out.sim_restarts > 0)
     return out
+
+
+def away_process_uptime(N: int, r: int, group_mtbf_s: float, away_s: float, *, reps: int = 20_000,
+                        steps_per_away: int = 360, seed: int = 0, s_floor: float = 1e-3,
+                        max_steps: int = 100_000) -> dict[str, float]:
+    """Mean uptime to a wipe-out of SPARe+repair's bare away process, and the same from the
+    hazard of freshly drawn away sets (a Monte Carlo in time steps, plain numpy).
+
+    Each of N groups (the ruler layout of r) fails after an exponential time of mean
+    ``group_mtbf_s`` (= N·m) while up, is then away for ``away_s``, and comes back; the cycle is
+    wiped out when some type's r holders are all away. No steps, stalls or polls. ``reps``
+    replicates of the process run from all groups up, unkilled, in steps of ``away_s /
+    steps_per_away``:
+
+    * the killed process's survival S(τ) is the share of replicates never wiped by τ;
+    * the fresh-draw hazard h(τ) is the share of the replicates whose away set is not wiping at τ
+      that wipe in the next step: the hazard of a surviving set drawn from the unconditioned law
+      of the moment, as the model's E[(N − k)·q_k | no wipe-out] weighs the sets of k away
+      (:mod:`~spare_lib.theory.predict.rejoin`), without the memory that the cycle survived.
+
+    The run stops when S falls below ``s_floor`` (or at ``max_steps``); the means are the sums
+    of S and of exp(−Σ h) over the steps (the tail beyond is cut: ``s_end`` says how much).
+
+    Returns
+    -------
+    dict
+        ``uptime_s`` (killed process), ``fresh_uptime_s`` (fresh draws), ``restart_ratio``
+        (uptime_s / fresh_uptime_s: the restart rate of fresh draws over the true one),
+        ``s_end`` (S at the last step), ``steps``.
+    """
+    if not (isinstance(N, (int, np.integer)) and isinstance(r, (int, np.integer)) and 1 <= r <= N):
+        raise ValueError(f"N and r must be integers with 1 <= r <= N, got N={N!r}, r={r!r}")
+    if not (group_mtbf_s > 0 and away_s > 0):
+        raise ValueError(f"group_mtbf_s and away_s must be > 0, got {group_mtbf_s!r}, {away_s!r}")
+    if reps < 2 or steps_per_away < 1 or not 0 < s_floor < 1:
+        raise ValueError(f"reps must be >= 2, steps_per_away >= 1 and s_floor in (0, 1), got "
+                         f"{reps!r}, {steps_per_away!r}, {s_floor!r}")
+    rng = np.random.default_rng(seed)
+    inc = np.zeros((N, N), dtype=np.float32)  # group x type it holds (float: a BLAS product)
+    for g, types in enumerate(np.asarray(make_layout(int(N), int(r), "ruler").stacks)):
+        inc[g, types] = 1.0
+    dt = away_s / steps_per_away
+    p_fail = -np.expm1(-dt / group_mtbf_s)
+    left = np.zeros((reps, N), dtype=np.int32)  # steps still away
+
+    def wiping(lft: np.ndarray) -> np.ndarray:  # counts of at most N: exact in float32
+        return ((lft > 0).astype(np.float32) @ inc > r - 0.5).any(axis=1)
+
+    alive = np.ones(reps, dtype=bool)
+    before = np.ones(reps, dtype=bool)  # all up: no set wipes
+    up_sum = fresh_sum = log_fresh = 0.0
+    s_true, k = 1.0, 0
+    while k < max_steps and s_true >= s_floor:
+        fail = (left == 0) & (rng.random(left.shape) < p_fail)
+        left = np.maximum(left - 1, 0)
+        left[fail] = steps_per_away
+        after = wiping(left)
+        h = (before & after).sum() / max(int(before.sum()), 1)
+        log_fresh += math.log1p(-min(h, 1.0 - 1e-15))
+        alive &= ~after
+        before = ~after
+        s_true = float(alive.mean())
+        up_sum += s_true
+        fresh_sum += math.exp(log_fresh)
+        k += 1
+    return {"uptime_s": dt * up_sum, "fresh_uptime_s": dt * fresh_sum,
+            "restart_ratio": up_sum / fresh_sum if fresh_sum > 0 else math.nan,
+            "s_end": s_true, "steps": k}
