@@ -23,7 +23,7 @@ It times, each the median of ``--repeat`` interleaved runs:
 * **chain states** — the warm search again with the chain on 128, 32, 16 and 8 states: the rate
   against the gap of each (group size, method)'s best plan to the exact chain's (where the time
   goes: the chain's deposits cost O(states² × laws) per C, the walk along each law's τ grid
-  O(grid points); below 64 states the walk dominates);
+  O(grid points); from 64 states down the walk dominates);
 * **parts** — the kernel alone on the grid's packed arrays, stopped after each law's progress
   V(τ), after its block sums (``law_blocks``) and in full (the chain), at 512, 64 and 8 states:
   microseconds per evaluation of each part;
