@@ -123,6 +123,15 @@ def rejoin_grid_points(settings: Sequence[dict[str, Any]], config_for: Callable[
     return points
 
 
+def _completed_points(runs: pd.DataFrame, point_cols: Sequence[str]) -> pd.DataFrame:
+    """The runs of the points none of whose runs hit the wall-time cap (all of them without a
+    ``completed`` column)."""
+    if "completed" not in runs:
+        return runs
+    done = runs.groupby(list(point_cols), sort=False, dropna=False).completed.transform("all")
+    return runs[done.astype(bool)]
+
+
 def rejoin_point_table(runs: pd.DataFrame, point_cols: Sequence[str],
                        config_for: Callable[[pd.Series], ClusterLike]) -> pd.DataFrame:
     """Per point: simulated mean ± s.e., the model and the errors.
@@ -145,9 +154,7 @@ def rejoin_point_table(runs: pd.DataFrame, point_cols: Sequence[str],
         err_avail_pts, sim_overhead, model_overhead, sim_restarts, model_restarts, sim_dropped,
         model_dropped.
     """
-    if "completed" in runs:
-        done = runs.groupby(list(point_cols), sort=False, dropna=False).completed.transform("all")
-        runs = runs[done.astype(bool)]
+    runs = _completed_points(runs, point_cols)
     g = runs.groupby(list(point_cols), sort=False, dropna=False)
     out = g.agg(n=("ttt_over_t0", "size"), sim_ttt=("ttt_over_t0", "mean"),
                 sim_ttt_sd=("ttt_over_t0", "std"), sim_avail=("availability", "mean"),
@@ -222,9 +229,7 @@ def repair_diagnosis_table(runs: pd.DataFrame, point_cols: Sequence[str],
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level!r}")
     out = rejoin_point_table(runs, point_cols, config_for)
-    if "completed" in runs:
-        done = runs.groupby(list(point_cols), sort=False, dropna=False).completed.transform("all")
-        runs = runs[done.astype(bool)]
+    runs = _completed_points(runs, point_cols)  # the runs of out's points, in its order
     sd = runs.groupby(list(point_cols), sort=False, dropna=False).full_restarts.std()
     sd = sd.reset_index(drop=True).fillna(0.0).to_numpy()
     half = stats.t.ppf(0.5 + level / 2, np.maximum(out.n - 1, 1)) * sd / np.sqrt(out.n)
