@@ -94,13 +94,13 @@ def time_parts(grid, repeat: int) -> None:  # noqa: ANN001 - the grid
     calls = []
     for N, cfg, rs, Cs in grid:
         key, rcfg = _cfg_key(cfg), rejoin_key(cfg)
+        ckpt_s, C_arr = float(_Cfg(key).checkpoint_s), np.asarray(Cs, dtype=np.int64)
         for method in METHODS:
             for r in _valid_r(method, N, rs[method], "ruler"):
                 arrays = packed_laws(method, N, r, key, rcfg if method in REJOIN_METHODS else (),
                                      STEPS, "ruler", 0.0, 0.0, MECHANISMS)
                 if arrays is not None:
-                    calls.append((arrays, float(_Cfg(key).checkpoint_s),
-                                  np.asarray(Cs, dtype=np.int64)))
+                    calls.append((arrays, ckpt_s, C_arr))
     n = sum(c[2].size for c in calls)
     res = np.empty((3, max(c[2].size for c in calls)))
     for ms in (512, 64, 8):
