@@ -32,9 +32,12 @@ rejoin_step
 rejoin_wait
     The wait from a rejoin time to the next step start (a lattice renewal function) and the
     windows of groups away that the cycles need.
+rejoin_chain
+    The count of groups away as a Markov chain killed at a wipe-out: the cycle's survival and the
+    away set's law given that it survived (numba).
 rejoin
-    The cycles of SPARe+repair, elastic-drop and elastic-rebalance: wipe-out hazard, moments of
-    the groups away (numba), step model.
+    The cycles of SPARe+repair, elastic-drop and elastic-rebalance: survival, moments of the
+    groups away (numba), step model.
 rejoin_model
     The run of a rejoining method (the chain of :mod:`.chain`) and its prediction's fields.
 grid

@@ -24,10 +24,15 @@ any window [τ − w, τ], Binomial(N, U(τ) − U(τ − w)). Three windows mat
 
 * **R + W** — a group noticed at s is away until the first step start after s + R, so it is away
   R + W on average (W the residual of the step-start renewal process, by Little's law the mean
-  groups away); with P0(k) the survival of the method (SPARe's layout, or 1{k < N}) the cycle's
-  uptime survives with the hazard h(τ) = λ_live(τ)·E[(N − k)·q_k | no wipe-out],
-  q_k = 1 − P0(k + 1)/P0(k), λ_live = U'/(1 − a) the hazard of a live group (exp(−∫h) is
-  E[P0(n(τ))], the SPARe cycle of :mod:`.cycle`, without rejoins);
+  groups away); with P0(k) the survival of the method (SPARe's layout, or 1{k < N}) and
+  q_k = 1 − P0(k + 1)/P0(k), the count of groups away is a chain on k that a live group's
+  failure (rate λ_live = U'/(1 − a)) moves up, killed with probability q_k, and a return moves
+  down, its rates set so that unkilled it stays Binomial(N, a(τ)) (:mod:`.rejoin_chain`): its
+  mass is the cycle's survival, and its law the groups away given that the cycle survived. (A
+  set drawn afresh at each τ, hazard λ_live·E[(N − k)·q_k | no wipe-out] under the restricted
+  Binomial, overstates the wipe-outs: a cycle that survived has lost the paths close to one.
+  Without rejoins the chain cannot come back down and the fresh draw is exact: exp(−∫h) is
+  E[P0(n(τ))], the SPARe cycle of :mod:`.cycle`, which this module then uses);
 * **R + W_ff** — no group is away when none was noticed since the last one back left, whose
   wait is over failure-free steps: the time share π0 with no group away;
 * **the start window** — the batch at a step start takes every group noticed more than R
@@ -35,9 +40,10 @@ any window [τ − w, τ], Binomial(N, U(τ) − U(τ − w)). Three windows mat
   of the step before (its committing attempt is clean, no poll follows its barrier), plus the
   exposure of the first poll in the window: their depth, live count and phase 0.
 
-The moments given no wipe-out (mean k, depth, phase 0, P(k = 0), the hazard factor) are exact
-sums over the Binomial (:func:`_moments_kernel`; oracle in the tests), mixed over the nodes of
-the restart's duration. The step (:func:`~.rejoin_step.step_model`) then runs in two states —
+The moments given no wipe-out over the first window (mean k, depth, phase 0, P(k = 0)) are the
+chain's; over the other two windows they are exact sums over the Binomial restricted to the sets
+that do not wipe out (:func:`_moments_kernel`; oracle in the tests); all are mixed over the
+nodes of the restart's duration. The step (:func:`~.rejoin_step.step_model`) then runs in two states —
 none away (failure-free steps at the base depth, each sojourn opened by the rejoin batch that
 emptied the away set and closed by a transition step) and some away (the depth of the groups
 away, failure events with their stalls and retries, rejoin batches, fetches) — and commits come
@@ -57,6 +63,7 @@ from scipy.special import gammaln
 
 from spare_lib.theory.predict.curves import _Cfg, _gradient
 from spare_lib.theory.predict.cycle import _G_FLOOR, NoTrainingCycle, _Cycle
+from spare_lib.theory.predict.rejoin_chain import killed_count_chain
 from spare_lib.theory.predict.rejoin_step import step_model
 from spare_lib.theory.predict.terms import _c, _p0_table, phase0_probability
 
@@ -100,10 +107,10 @@ def low_count_survival(p0: np.ndarray, N: int, r: int) -> np.ndarray:
 
 @lru_cache(maxsize=512)
 def _tables(method: str, N: int, r: int, layout: str, b: int) -> tuple:
-    """(log C(N, k), P0(k), (N − k)/(k + 1), F, (depth(0), phase 0(0), depth(1))) for k = 0..N;
-    the rows of F are P0(k) times k, depth(k), phase 0(k) and 1{k = 0}, and
-    (N − k)(P0(k) − P0(k + 1)) (the hazard numerator). Independent of the cluster: cached per
-    (method, N, r, layout, b)."""
+    """(log C(N, k), P0(k), (N − k)/(k + 1), F, (depth(0), phase 0(0), depth(1)), F/P0) for
+    k = 0..N; the rows of F are P0(k) times k, depth(k), phase 0(k) and 1{k = 0}, and
+    (N − k)(P0(k) − P0(k + 1)) (the hazard numerator); F/P0 is 0 where P0 = 0. Independent of
+    the cluster: cached per (method, N, r, layout, b)."""
     k = np.arange(N + 1)
     logc = gammaln(N + 1) - gammaln(k + 1) - gammaln(N - k + 1)
     F = np.zeros((5, N + 1))
@@ -127,7 +134,10 @@ def _tables(method: str, N: int, r: int, layout: str, b: int) -> tuple:
         a.setflags(write=False)
     # depth and phase 0 with no group away, depth with one away (for the classes of the step)
     tab0 = (float(F[_DEPTH, 0]), float(F[_PH0, 0]), float(F[_DEPTH, 1] / max(p0[1], 1e-300)))
-    return (*out, tab0)
+    # the rows of F over P0 (k, depth, phase 0, 1{k = 0}, (N − k)·q_k), for the killed chain
+    feats = np.where(p0 > 0.0, F / np.where(p0 > 0.0, p0, 1.0), 0.0)
+    feats.setflags(write=False)
+    return (*out, tab0, feats)
 
 
 @njit(cache=True, nogil=True)
@@ -190,17 +200,19 @@ def _rejoin_cycle(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, pr
     a = np.minimum(proc.away(window, proc.wait_s), 1.0 - 1e-12)
     u = np.maximum(_gradient(proc.U, tau), 0.0)
     lam_live = u / (1.0 - a)
-    mom = moments(tables, N, a)
+    if math.isfinite(rejoin_s):  # the away count given the cycle's survival (.rejoin_chain)
+        Gi, cond = killed_count_chain(tau, a, proc.U, N, tables[1], tables[5])
+        mom = np.concatenate((Gi[None], cond))
+    else:  # the groups never come back: the away set is the failed one, drawn afresh exactly
+        mom = moments(tables, N, a)
+        haz = lam_live * mom[1 + _HAZ]
+        cum = np.concatenate((np.zeros((a.shape[0], 1)), np.cumsum(
+            0.5 * (haz[:, 1:] + haz[:, :-1]) * np.diff(tau), axis=1)), axis=1)
+        Gi = mom[0][:, :1] * np.exp(-cum)
     if math.isfinite(window) and window_ff != window:
         zero = moments(tables, N, np.minimum(proc.away(window_ff), 1.0 - 1e-12))[1 + _ZERO]
     else:
         zero = mom[1 + _ZERO]
-    P = mom[0]
-    haz = lam_live * mom[1 + _HAZ]
-    cum = np.concatenate((np.zeros((P.shape[0], 1)),
-                          np.cumsum(0.5 * (haz[:, 1:] + haz[:, :-1]) * np.diff(tau), axis=1)),
-                         axis=1)
-    Gi = P[:, :1] * np.exp(-cum)
     wi = proc.w[:, None] * Gi
     G = wi.sum(0)
     cut = np.nonzero(G <= end_floor)[0]
@@ -231,8 +243,8 @@ def _rejoin_cycle(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, pr
     def expo(x: np.ndarray) -> np.ndarray:
         """Cumulative hazard of a live group over [τ, τ + x] (linear beyond the grid)."""
         end = tt + x
-        over = np.maximum(end - tt[-1], 0.0)
-        return np.interp(end, tt, H) + over * lam_live[-1] - H
+        over = np.maximum(end - tt[-1], 0.0)  # (≥ 0: H's rounding where it is huge)
+        return np.maximum(np.interp(end, tt, H) + over * lam_live[-1] - H, 0.0)
 
     # the groups away at a step start: noticed in the last R (the batch there took the others)
     if math.isfinite(window):
