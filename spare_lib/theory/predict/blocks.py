@@ -61,12 +61,39 @@ def progress(tau, step, ckpt, V):  # pragma: no cover - jit
 
 
 @njit(cache=True, nogil=True)
+def _cell_from(V, v, k):  # pragma: no cover - jit
+    """The last cell k' ≥ k with V[k'] ≤ v (or the last cell, n − 2): the cell of the walk's
+    next point, by a galloping search from k (a far point costs O(log distance), not O(cells):
+    with few checkpoints per law most cells hold none)."""
+    last = V.size - 2
+    if k >= last or V[k + 1] > v:
+        return k
+    step = 1
+    lo = k + 1  # V[lo] ≤ v
+    while True:
+        hi = lo + step
+        if hi > last:
+            hi = last + 1
+            break
+        if V[hi] > v:
+            break
+        lo = hi
+        step *= 2
+    # V[lo] ≤ v < V[hi] (or hi = last + 1): the largest index in [lo, hi) with V ≤ v
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if V[mid] <= v:
+            lo = mid
+        else:
+            hi = mid
+    return min(lo, last)
+
+
+@njit(cache=True, nogil=True)
 def _point(tau, G, V, cum, v, k):  # pragma: no cover - jit
     """(t, G(t), ∫_0^t G, cell) where the progress reaches v (≤ V[-1]): linear in V and in τ
     within the cell, searched from cell k on (the queries come in increasing v)."""
-    n = tau.size
-    while k < n - 2 and V[k + 1] <= v:
-        k += 1
+    k = _cell_from(V, v, k)
     dt = tau[k + 1] - tau[k]
     t = tau[k] + (v - V[k]) * dt / (V[k + 1] - V[k])
     g = G[k] + (t - tau[k]) * (G[k + 1] - G[k]) / dt
@@ -98,8 +125,7 @@ def _f_sums(ja, jb, C, Jl, delay, tau, G, V, cum, k):  # pragma: no cover - jit
     j = ja
     while j <= jb:
         v = float(j * C)
-        while k < n - 2 and V[k + 1] <= v:
-            k += 1
+        k = _cell_from(V, v, k)
         if k == n - 2:
             jl = jb
         else:  # the last checkpoint of cell k: j·C < V[k + 1]
