@@ -119,8 +119,8 @@ def _chain_kernel(tau, a, U, N, kmax, p0, feats, per_rate, max_sub, G, out):  # 
     ``G[i, j]`` its mass at τ_j, ``out[f, i, j]`` the mean of ``feats[f, k]`` under it (given
     survival). Each sub-step is one TR-BDF2 step on the window [lo, hi] of the cell (8 s.d. of
     the unkilled Binomial at both of its ends, the returns out of lo dropped: reflecting); a
-    node stops (G = 0, the means kept) once its mass is below ``_G_STOP``. Oracle: the matrix exponential of the generator in
-    the tests."""
+    node stops (G = 0, the means kept) once its mass is below ``_G_STOP``. Oracle: the matrix
+    exponential of the generator in the tests."""
     n_nodes, n_tau = a.shape
     K = kmax + 1
     nf = feats.shape[0]
