@@ -452,3 +452,19 @@ def test_away_process_uptime_oracle_and_refusals():
         with pytest.raises(ValueError):
             vr.away_process_uptime(kw.pop("N"), kw.pop("r"), kw.pop("group_mtbf_s"),
                                    kw.pop("away_s"), **kw)
+
+
+def test_away_process_model_oracle_and_refusals():
+    """r = 1: the first failure wipes out, so both forms give the first-failure time of N
+    exponential clocks, N·m/N = m (within 0.5 %: the grid's quadrature); at §5b's point (N = 32,
+    r = 5, a 64-minute group MTBF, 30 minutes away) the chain survives longer than fresh draws
+    (by more than 5 %: the bare process's Monte Carlo puts the true ratio at about 1.11)."""
+    N, m = 16, 120.0
+    one = vr.away_process_model(N, 1, N * m, 3600.0)
+    assert one["chain_uptime_s"] == pytest.approx(m, rel=5e-3)
+    assert one["fresh_uptime_s"] == pytest.approx(m, rel=5e-3)
+    five = vr.away_process_model(32, 5, 32 * 120.0, 1800.0)
+    assert five["chain_uptime_s"] > 1.05 * five["fresh_uptime_s"]
+    for N_, r_, mtbf, away in ((8, 9, 100.0, 10.0), (8, 2, 0.0, 10.0), (8, 2, 100.0, -1.0)):
+        with pytest.raises(ValueError):
+            vr.away_process_model(N_, r_, mtbf, away)

@@ -19,7 +19,8 @@ so this module stays in the theory layer; the notebook runs
   expected restarts of the model against the simulated ones (notebook 55, §5b);
 * :func:`away_process_uptime` — the bare away process of SPARe+repair's groups (no steps, no
   stalls), its uptime to a wipe-out against the uptime from the hazard of freshly drawn away sets,
-  the way the model weighs them (notebook 55, §5b).
+  the way the model weighed them before :mod:`~.rejoin_chain`; :func:`away_process_model`, the
+  same two uptimes from the model's terms (notebook 55, §5b).
 """
 
 from __future__ import annotations
@@ -34,10 +35,13 @@ import pandas as pd
 from scipy import stats
 
 from spare_lib.stacking.layout import make_layout, max_ruler_r
+from spare_lib.theory.predict.curves import _clock
 from spare_lib.theory.predict.cycle import NoTrainingCycle
 from spare_lib.theory.predict.grid import optimise_checkpoint, recommend
 from spare_lib.theory.predict.model import ClusterLike, predict
-from spare_lib.theory.predict.rejoin import REJOIN_METHODS
+from spare_lib.theory.predict.rejoin import _HAZ, REJOIN_METHODS, _tables, moments
+from spare_lib.theory.predict.rejoin_chain import killed_count_chain
+from spare_lib.theory.predict.rejoin_law import GroupProcess, _solve, rejoin_grid
 
 #: Levels of the grid's factors.
 REJOIN_N = (32, 200, 1000)
@@ -305,3 +309,38 @@ def away_process_uptime(N: int, r: int, group_mtbf_s: float, away_s: float, *, r
     return {"uptime_s": dt * up_sum, "fresh_uptime_s": dt * fresh_sum,
             "restart_ratio": up_sum / fresh_sum if fresh_sum > 0 else math.nan,
             "s_end": s_true, "steps": k}
+
+
+def away_process_model(N: int, r: int, group_mtbf_s: float, away_s: float) -> dict[str, float]:
+    """The model's mean uptime to a wipe-out of :func:`away_process_uptime`'s bare process.
+
+    One group's notices U(τ) by the renewal solve of :mod:`~.rejoin_law` (an exponential clock
+    of mean ``group_mtbf_s``, away for exactly ``away_s``, no wait for a step start), its away
+    probability a(τ) = U(τ) − U(τ − ``away_s``), then the cycle's survival two ways on the
+    ruler layout's P0(k) (:func:`~.rejoin._tables`): the killed count chain of
+    :mod:`~.rejoin_chain` (the model) and the hazard of sets drawn afresh at each τ,
+    λ_live·E[(N − k)·q_k | no wipe-out] under the restricted Binomial (the model before the
+    chain). Each uptime is ∫ G over a grid out to 200 clock means.
+
+    Returns
+    -------
+    dict
+        ``chain_uptime_s``, ``fresh_uptime_s``.
+    """
+    if not (isinstance(N, (int, np.integer)) and isinstance(r, (int, np.integer)) and 1 <= r <= N):
+        raise ValueError(f"N and r must be integers with 1 <= r <= N, got N={N!r}, r={r!r}")
+    if not (group_mtbf_s > 0 and away_s > 0):
+        raise ValueError(f"group_mtbf_s and away_s must be > 0, got {group_mtbf_s!r}, {away_s!r}")
+    clock = _clock("exponential", float(group_mtbf_s), 1.0)
+    tau = rejoin_grid(clock.mean_s, float(away_s), 200.0 * clock.mean_s, away_s / 30.0)
+    U = _solve(clock, tau, 1.0 - clock.survival(tau), float(away_s))
+    a = np.minimum(GroupProcess(tau, U, np.ones(1), 0.0, float(away_s)).away(float(away_s)),
+                   1.0 - 1e-12)
+    tables = _tables("spare+repair", int(N), int(r), "ruler", 1)
+    G, _ = killed_count_chain(tau, a, U, int(N), tables[1], tables[5])
+    lam = np.maximum(np.gradient(U[0], tau), 0.0) / (1.0 - a[0])
+    mom = moments(tables, int(N), a[0])
+    haz = lam * mom[1 + _HAZ]
+    cum = np.concatenate(([0.0], np.cumsum(0.5 * (haz[1:] + haz[:-1]) * np.diff(tau))))
+    return {"chain_uptime_s": float(np.trapezoid(G[0], tau)),
+            "fresh_uptime_s": float(np.trapezoid(mom[0][0] * np.exp(-cum), tau))}
