@@ -465,6 +465,10 @@ def test_away_process_model_oracle_and_refusals():
     assert one["fresh_uptime_s"] == pytest.approx(m, rel=5e-3)
     five = vr.away_process_model(32, 5, 32 * 120.0, 1800.0)
     assert five["chain_uptime_s"] > 1.05 * five["fresh_uptime_s"]
+    cut = vr.away_process_model(N, 1, N * m, 3600.0, horizon_s=m)  # ∫_0^m e^(−t/m) = m(1 − 1/e)
+    assert cut["chain_uptime_s"] == pytest.approx(m * (1 - math.exp(-1)), rel=5e-3)
     for N_, r_, mtbf, away in ((8, 9, 100.0, 10.0), (8, 2, 0.0, 10.0), (8, 2, 100.0, -1.0)):
         with pytest.raises(ValueError):
             vr.away_process_model(N_, r_, mtbf, away)
+    with pytest.raises(ValueError, match="horizon_s"):
+        vr.away_process_model(8, 2, 100.0, 10.0, horizon_s=0.0)

@@ -269,7 +269,7 @@ def away_process_uptime(N: int, r: int, group_mtbf_s: float, away_s: float, *, r
     dict
         ``uptime_s`` (killed process), ``fresh_uptime_s`` (fresh draws), ``restart_ratio``
         (uptime_s / fresh_uptime_s: the restart rate of fresh draws over the true one),
-        ``s_end`` (S at the last step), ``steps``.
+        ``s_end`` (S at the last step), ``steps`` and ``horizon_s`` (their time).
     """
     if not (isinstance(N, (int, np.integer)) and isinstance(r, (int, np.integer)) and 1 <= r <= N):
         raise ValueError(f"N and r must be integers with 1 <= r <= N, got N={N!r}, r={r!r}")
@@ -308,10 +308,11 @@ def away_process_uptime(N: int, r: int, group_mtbf_s: float, away_s: float, *, r
         k += 1
     return {"uptime_s": dt * up_sum, "fresh_uptime_s": dt * fresh_sum,
             "restart_ratio": up_sum / fresh_sum if fresh_sum > 0 else math.nan,
-            "s_end": s_true, "steps": k}
+            "s_end": s_true, "steps": k, "horizon_s": dt * k}
 
 
-def away_process_model(N: int, r: int, group_mtbf_s: float, away_s: float) -> dict[str, float]:
+def away_process_model(N: int, r: int, group_mtbf_s: float, away_s: float,
+                       horizon_s: float | None = None) -> dict[str, float]:
     """The model's mean uptime to a wipe-out of :func:`away_process_uptime`'s bare process.
 
     One group's notices U(τ) by the renewal solve of :mod:`~.rejoin_law` (an exponential clock
@@ -320,7 +321,8 @@ def away_process_model(N: int, r: int, group_mtbf_s: float, away_s: float) -> di
     ruler layout's P0(k) (:func:`~.rejoin._tables`): the killed count chain of
     :mod:`~.rejoin_chain` (the model) and the hazard of sets drawn afresh at each τ,
     λ_live·E[(N − k)·q_k | no wipe-out] under the restricted Binomial (the model before the
-    chain). Each uptime is ∫ G over a grid out to 200 clock means.
+    chain). Each uptime is ∫ G over a grid out to 200 clock means, or up to ``horizon_s`` (the
+    time :func:`away_process_uptime` ran: its uptimes are cut there).
 
     Returns
     -------
@@ -342,5 +344,11 @@ def away_process_model(N: int, r: int, group_mtbf_s: float, away_s: float) -> di
     mom = moments(tables, int(N), a[0])
     haz = lam * mom[1 + _HAZ]
     cum = np.concatenate(([0.0], np.cumsum(0.5 * (haz[1:] + haz[:-1]) * np.diff(tau))))
+    fresh = mom[0][0] * np.exp(-cum)
+    if horizon_s is not None:
+        if not horizon_s > 0:
+            raise ValueError(f"horizon_s must be > 0 or None, got {horizon_s!r}")
+        cut = np.append(tau[tau < horizon_s], min(horizon_s, tau[-1]))
+        G, fresh, tau = np.interp(cut, tau, G[0])[None], np.interp(cut, tau, fresh), cut
     return {"chain_uptime_s": float(np.trapezoid(G[0], tau)),
-            "fresh_uptime_s": float(np.trapezoid(mom[0][0] * np.exp(-cum), tau))}
+            "fresh_uptime_s": float(np.trapezoid(fresh, tau))}
