@@ -368,14 +368,15 @@ def test_docs_quote_the_committed_validation():
         assert float(m.group(3)) == round(float(row.ttt_worst_pct), 1)
         assert float(m.group(4)) == round(float(row.ttt_worst_in_se), 1)
         assert float(m.group(5)) == round(float(row.avail_mean_pts), 2)
-    # the prose: SPARe+repair's points beyond 8 % are at the smallest N with the longest stall and
-    # the longest rejoin time; the elastic methods' worst are within 8 %
+    # the prose: every method within 8 %; SPARe+repair's two largest errors at the smallest N and
+    # m, too low at the shorter rejoin time and too high at the longer
+    assert summary.loc[list(labels), "ttt_worst_pct"].max() <= 8.0
     grid = pd.read_csv(csv.parent / "predict_methods_grid.csv")
     repair = grid[grid.method == "spare+repair"]
-    beyond = repair[repair.err_model_pct.abs() > 8.0]
-    assert ((beyond.N == min(vr.REJOIN_N)) & (beyond.stall_s == max(vr.REJOIN_STALL_S))
-            & (beyond.rejoin_s == max(vr.REJOIN_REJOIN_S))).all(), beyond
-    assert summary.loc[["elastic-drop", "elastic-rebalance"], "ttt_worst_pct"].max() <= 8.0
+    top2 = repair.loc[repair.err_model_pct.abs().nlargest(2).index].sort_values("rejoin_s")
+    assert (top2.N == min(vr.REJOIN_N)).all() and (top2.system_mtbf_s == min(vr.REJOIN_MTBF_S)).all()
+    assert top2.rejoin_s.iloc[0] < top2.rejoin_s.iloc[1]
+    assert top2.err_model_pct.iloc[0] < 0 < top2.err_model_pct.iloc[1]
 
 
 def test_chain_of_retries_kernel_matches_a_plain_sum():
