@@ -118,9 +118,9 @@ def _chain_kernel(tau, a, U, N, kmax, p0, feats, per_rate, max_sub, G, out):  # 
     """For each node (row of ``a`` and ``U``) propagate the killed count chain over ``tau``:
     ``G[i, j]`` its mass at τ_j, ``out[f, i, j]`` the mean of ``feats[f, k]`` under it (given
     survival). Each sub-step is one TR-BDF2 step on the window [lo, hi] of the cell (8 s.d. of
-    the unkilled Binomial at both of its ends, the returns out of lo dropped: reflecting); a
-    node stops (G = 0, the means kept) once its mass is below ``_G_STOP``. Oracle: the matrix
-    exponential of the generator in the tests."""
+    the unkilled Binomial at both of its ends, reflecting: the moves out of it that do not wipe
+    out stay at its edge); a node stops (G = 0, the means kept) once its mass is below
+    ``_G_STOP``. Oracle: the matrix exponential of the generator in the tests."""
     n_nodes, n_tau = a.shape
     K = kmax + 1
     nf = feats.shape[0]
@@ -169,8 +169,10 @@ def _chain_kernel(tau, a, U, N, kmax, p0, feats, per_rate, max_sub, G, out):  # 
                     diag[k] = beta * (N - k) + delta * k
                     sub[k] = beta * (N - k + 1) * surv[k - 1] if k > 0 else 0.0
                     sup[k] = delta * (k + 1) if k + 1 < K else 0.0
-                # the window: 8 s.d. of Binomial(N, a) at both ends of the cell, reflecting
-                # (the returns out of lo and births out of hi that it drops are negligible)
+                # the window: 8 s.d. of Binomial(N, a) at both ends of the cell, reflecting:
+                # the returns out of lo and the births out of hi that do not wipe out stay (the
+                # mass there is negligible; were they dropped, a cycle that cannot wipe out would
+                # lose ~1e-8 of its survival over a long run)
                 lo, hi = K - 1, 0
                 for x in (a[i, j - 1], a[i, j]):
                     x = min(max(x, 0.0), 1.0)
@@ -182,6 +184,8 @@ def _chain_kernel(tau, a, U, N, kmax, p0, feats, per_rate, max_sub, G, out):  # 
                     if k < lo or k > hi:
                         p[k] = 0.0
                 diag[lo] -= delta * lo
+                if hi < N:
+                    diag[hi] -= beta * (N - hi) * surv[hi]
                 # TR-BDF2 while every stage stays ≥ 0 (then G cannot rise); else 4× the
                 # sub-steps, and backward Euler (an M-matrix: ≥ 0 at any step) past the cap
                 for k in range(lo, hi + 1):
