@@ -37,7 +37,7 @@ order) on the tridiagonal generator (Thomas' algorithm), over the window of 8 s.
 unkilled Binomial at both ends of the cell, capped at the last k with P0(k) > 1e-14. The cycle
 grids of :mod:`~.rejoin_law` are fine enough that more sub-steps change nothing that matters:
 at the points of notebook 55's grid and §5b, 32 sub-steps per unit of Δτ·(β + δ) (at most
-1,024) move TTT/T0 by less than 4e-4 relative.
+1,024) move TTT/T0 by at most 3e-5 relative.
 """
 
 from __future__ import annotations
