@@ -333,6 +333,8 @@ def away_process_model(N: int, r: int, group_mtbf_s: float, away_s: float,
         raise ValueError(f"N and r must be integers with 1 <= r <= N, got N={N!r}, r={r!r}")
     if not (group_mtbf_s > 0 and away_s > 0):
         raise ValueError(f"group_mtbf_s and away_s must be > 0, got {group_mtbf_s!r}, {away_s!r}")
+    if horizon_s is not None and not horizon_s > 0:
+        raise ValueError(f"horizon_s must be > 0 or None, got {horizon_s!r}")
     clock = _clock("exponential", float(group_mtbf_s), 1.0)
     tau = rejoin_grid(clock.mean_s, float(away_s), 200.0 * clock.mean_s, away_s / 30.0)
     U = _solve(clock, tau, 1.0 - clock.survival(tau), float(away_s))
@@ -346,8 +348,6 @@ def away_process_model(N: int, r: int, group_mtbf_s: float, away_s: float,
     cum = np.concatenate(([0.0], np.cumsum(0.5 * (haz[1:] + haz[:-1]) * np.diff(tau))))
     fresh = mom[0][0] * np.exp(-cum)
     if horizon_s is not None:
-        if not horizon_s > 0:
-            raise ValueError(f"horizon_s must be > 0 or None, got {horizon_s!r}")
         cut = np.append(tau[tau < horizon_s], min(horizon_s, tau[-1]))
         G, fresh, tau = np.interp(cut, tau, G[0])[None], np.interp(cut, tau, fresh), cut
     return {"chain_uptime_s": float(np.trapezoid(G[0], tau)),
