@@ -182,6 +182,19 @@ def moments(tables: tuple, N: int, x: np.ndarray) -> np.ndarray:
 
 
 
+def fresh_survival(tables: tuple, N: int, tau: np.ndarray, a: np.ndarray,
+                   lam_live: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cycle's survival from sets of groups away drawn afresh at each τ: the moments of
+    :func:`moments` under Binomial(N, a) (nodes, τ) and G = E[P0(k)] at τ = 0 times
+    exp(−∫ λ_live·E[(N − k)·q_k | no wipe-out] dτ) (trapezoids on ``tau``). Exact without
+    rejoins; with them, the form :mod:`.rejoin_chain` replaces (it overstates the wipe-outs)."""
+    mom = moments(tables, N, a)
+    haz = lam_live * mom[1 + _HAZ]
+    cum = np.concatenate((np.zeros((a.shape[0], 1)), np.cumsum(
+        0.5 * (haz[:, 1:] + haz[:, :-1]) * np.diff(tau), axis=1)), axis=1)
+    return mom, mom[0][:, :1] * np.exp(-cum)
+
+
 def _rejoin_cycle(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, proc,
                   waits: tuple[float, float], *, end_floor: float = _G_FLOOR):  # noqa: ANN001
     """One cycle of a rejoining method from its group process: (_Cycle, StepModel, extras).
@@ -204,11 +217,7 @@ def _rejoin_cycle(method: str, N: int, tables: tuple, cfg: _Cfg, rcfg: tuple, pr
         Gi, cond = killed_count_chain(tau, a, proc.U, N, tables[1], tables[5])
         mom = np.concatenate((Gi[None], cond))
     else:  # the groups never come back: the away set is the failed one, drawn afresh exactly
-        mom = moments(tables, N, a)
-        haz = lam_live * mom[1 + _HAZ]
-        cum = np.concatenate((np.zeros((a.shape[0], 1)), np.cumsum(
-            0.5 * (haz[:, 1:] + haz[:, :-1]) * np.diff(tau), axis=1)), axis=1)
-        Gi = mom[0][:, :1] * np.exp(-cum)
+        mom, Gi = fresh_survival(tables, N, tau, a, lam_live)
     if math.isfinite(window) and window_ff != window:
         zero = moments(tables, N, np.minimum(proc.away(window_ff), 1.0 - 1e-12))[1 + _ZERO]
     else:

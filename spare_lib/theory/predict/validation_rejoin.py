@@ -35,11 +35,11 @@ import pandas as pd
 from scipy import stats
 
 from spare_lib.stacking.layout import make_layout, max_ruler_r
-from spare_lib.theory.predict.curves import _clock
+from spare_lib.theory.predict.curves import _clock, _gradient
 from spare_lib.theory.predict.cycle import NoTrainingCycle
 from spare_lib.theory.predict.grid import optimise_checkpoint, recommend
 from spare_lib.theory.predict.model import ClusterLike, predict
-from spare_lib.theory.predict.rejoin import _HAZ, REJOIN_METHODS, _tables, moments
+from spare_lib.theory.predict.rejoin import REJOIN_METHODS, _tables, fresh_survival
 from spare_lib.theory.predict.rejoin_chain import killed_count_chain
 from spare_lib.theory.predict.rejoin_law import GroupProcess, _solve, rejoin_grid
 
@@ -342,11 +342,8 @@ def away_process_model(N: int, r: int, group_mtbf_s: float, away_s: float,
                    1.0 - 1e-12)
     tables = _tables("spare+repair", int(N), int(r), "ruler", 1)
     G, _ = killed_count_chain(tau, a, U, int(N), tables[1], tables[5])
-    lam = np.maximum(np.gradient(U[0], tau), 0.0) / (1.0 - a[0])
-    mom = moments(tables, int(N), a[0])
-    haz = lam * mom[1 + _HAZ]
-    cum = np.concatenate(([0.0], np.cumsum(0.5 * (haz[1:] + haz[:-1]) * np.diff(tau))))
-    fresh = mom[0][0] * np.exp(-cum)
+    lam = np.maximum(_gradient(U, tau), 0.0) / (1.0 - a)
+    fresh = fresh_survival(tables, int(N), tau, a, lam)[1][0]
     if horizon_s is not None:
         cut = np.append(tau[tau < horizon_s], min(horizon_s, tau[-1]))
         G, fresh, tau = np.interp(cut, tau, G[0])[None], np.interp(cut, tau, fresh), cut
