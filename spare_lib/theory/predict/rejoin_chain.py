@@ -114,7 +114,7 @@ def _advance(p, ps, lo, hi, ns, h, diag, sub, sup, rhs, cp, dp, euler):  # pragm
 
 
 @njit(cache=True, nogil=True)
-def _chain_kernel(tau, a, U, N, kmax, p0, feats, per_rate, max_sub, G, out):  # pragma: no cover - jit
+def _chain_kernel(tau, a, U, N, kmax, p0, feats, G, out):  # pragma: no cover - jit
     """For each node (row of ``a`` and ``U``) propagate the killed count chain over ``tau``:
     ``G[i, j]`` its mass at τ_j, ``out[f, i, j]`` the mean of ``feats[f, k]`` under it (given
     survival). Each sub-step is one TR-BDF2 step on the window [lo, hi] of the cell (8 s.d. of
@@ -162,7 +162,8 @@ def _chain_kernel(tau, a, U, N, kmax, p0, feats, per_rate, max_sub, G, out):  # 
                 beta = dU / (dt * (1.0 - abar)) if abar < 1.0 else 0.0
                 ret = dU - (a[i, j] - a[i, j - 1])
                 delta = ret / (dt * abar) if (abar > 1e-300 and ret > 0.0) else 0.0
-                ns = int(min(max(np.ceil(per_rate * dt * (beta + delta)), 1.0), max_sub))
+                ns = int(min(max(np.ceil(_SUBSTEPS_PER_RATE * dt * (beta + delta)), 1.0),
+                             _MAX_SUBSTEPS))
                 # Q: out of k at β(N − k) + δk, into k from k − 1 at β(N − k + 1)·surv(k − 1)
                 # and from k + 1 at δ(k + 1)
                 for k in range(K):
@@ -254,6 +255,5 @@ def killed_count_chain(tau: np.ndarray, a: np.ndarray, U: np.ndarray, N: int, p0
     feats = np.ascontiguousarray(feats[:, :kmax + 1], dtype=float)
     G = np.empty(a.shape)
     means = np.empty((feats.shape[0], *a.shape))
-    _chain_kernel(tau, a, U, int(N), kmax, p0, feats, _SUBSTEPS_PER_RATE, _MAX_SUBSTEPS, G,
-                  means)
+    _chain_kernel(tau, a, U, int(N), kmax, p0, feats, G, means)
     return G, means
