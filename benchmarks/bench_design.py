@@ -25,7 +25,7 @@ It times, each the median of ``--repeat`` interleaved runs:
   goes: the chain's deposits cost O(states² × laws) per C, the walk along each law's τ grid
   O(grid points); from 64 states down the walk dominates);
 * **parts** — the kernel alone on the grid's packed arrays, stopped after each law's progress
-  V(τ), after its block sums (``law_blocks``) and in full (the chain), at 512, 64 and 8 states:
+  V(τ), after its block sums (``law_blocks``) and in full (the chain), at 512, 64, 16 and 8 states:
   microseconds per evaluation of each part;
 * **spare design** — the default search of ``spare design`` (:func:`spare_lib.design.design_search`,
   the paper's three methods, every valid power-of-two group size and fleet share, the pruned C
@@ -103,7 +103,7 @@ def time_parts(grid, repeat: int) -> None:  # noqa: ANN001 - the grid
                     calls.append((arrays, ckpt_s, C_arr))
     n = sum(c[2].size for c in calls)
     res = np.empty((3, max(c[2].size for c in calls)))
-    for ms in (512, 64, 8):
+    for ms in (512, 64, 16, 8):
         us = []
         for stages in (1, 2, 3):
             ts = []

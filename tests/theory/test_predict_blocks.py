@@ -9,8 +9,13 @@ restart has one law (exponential clocks); against :func:`predict`'s chain otherw
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from predict_config import cfg600k as cfg
 
 from spare_lib.theory.predict import MECHANISMS, predict_batch
@@ -150,3 +155,27 @@ def test_chain_blocks_solves_the_renewal_equation_for_one_restart_law(method, N,
     b = predict_batch((method,), N, [r], [C], c, max_states=10**6)[method]
     assert b.total_s[0, 0] == pytest.approx(want[0] + c.checkpoint_s, rel=1e-9)
     assert b.restarts[0, 0] == pytest.approx(want[1], rel=1e-9, abs=1e-12)
+
+
+@given(x=st.floats(min_value=1e-9, max_value=1e9, allow_nan=False, allow_infinity=False),
+       C=st.integers(min_value=1, max_value=10**6))
+def test_last_below_is_the_largest_multiple_below(x, C):
+    """_last_below (a product and a correction) is the largest q with q·C < x, ⌈x/C⌉ − 1 in
+    exact rational arithmetic; also at x on a multiple of C."""
+    for y in (x, float(max(1, round(x / C)) * C)):
+        q = Bk._last_below(y, C, 1.0 / C)
+        assert q == math.ceil(Fraction(y) / C) - 1, (y, C, q)  # exact rational arithmetic
+
+
+def test_batch_scratch_does_not_leak_between_C():
+    """The batch kernel reuses one scratch for every C: the numbers do not depend on the order of
+    the C (bit-identical), nor on which other C share the call."""
+    c = cfg(300, steps=4000, rejoin_s=600.0, stall_s=30.0, microbatches=8)
+    Cs = [1, 7, 40, 333, 3999, None, 2]
+    for method in ("spare", "spare+repair"):
+        fwd = predict_batch((method,), 300, [4], Cs, c, max_states=16)[method]
+        rev = predict_batch((method,), 300, [4], Cs[::-1], c, max_states=16)[method]
+        np.testing.assert_array_equal(fwd.ttt_over_t0, rev.ttt_over_t0[:, ::-1])
+        np.testing.assert_array_equal(fwd.restarts, rev.restarts[:, ::-1])
+        one = predict_batch((method,), 300, [4], [40], c, max_states=16)[method]
+        assert one.ttt_over_t0[0, 0] == fwd.ttt_over_t0[0, 2]

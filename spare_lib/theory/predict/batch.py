@@ -83,6 +83,12 @@ def _batch_kernel(tau, G, step, off, delay, R, t0, ckpt_s, Cs, steps, max_states
             cum[k] = cum[k - 1] + 0.5 * (tau[a + k] - tau[a + k - 1]) * (G[a + k] + G[a + k - 1])
         cums.append(cum)
         Vs.append(np.empty(b - a))
+    logt0 = np.log(np.maximum(t0, 1e-300))
+    # scratch for every C at once: K + 2 ≤ states + 1 coarse states, J // g + 1 ≤ states blocks
+    cap = min(max_states, steps) + 2
+    S_all = np.empty(L * 3 * cap)  # flat, so that each C's views stay contiguous
+    D_all = np.empty(L * 8 * cap)
+    work = np.empty((2 * L + 4) * max(cap + 1, L))
     Jl = np.zeros(L, dtype=np.int64)
     for c in range(Cs.size):
         C = Cs[c]
@@ -99,15 +105,16 @@ def _batch_kernel(tau, G, step, off, delay, R, t0, ckpt_s, Cs, steps, max_states
             J = max(J, Jl[law])
         if stages < 2:
             continue
-        S = np.empty((L, 3, K + 2 if b0 > 0 else K + 1))
-        D = np.empty((L, 8, J // g + 1))
+        nS = K + 2 if b0 > 0 else K + 1
+        S = S_all[:L * 3 * nS].reshape((L, 3, nS))
+        D = D_all[:L * 8 * (J // g + 1)].reshape((L, 8, J // g + 1))
         for law in range(L):
             a, b = off[law], off[law + 1]
             law_blocks(tau[a:b], G[a:b], Vs[law], cums[law], delay[law], C, steps, M, g, b0,
                        Jl[law], S[law], D[law])
         if stages < 3:
             continue
-        chain_blocks(S, D, K, b0, g, R, t0, o)
+        chain_blocks(S, D, K, b0, g, R, t0, logt0, o, work)
         for k in range(3):
             out[k, c] = o[k]
 

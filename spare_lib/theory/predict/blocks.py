@@ -94,29 +94,35 @@ def _point(tau, G, V, cum, v, k):  # pragma: no cover - jit
     """(t, G(t), ∫_0^t G, cell) where the progress reaches v (≤ V[-1]): linear in V and in τ
     within the cell, searched from cell k on (the queries come in increasing v)."""
     k = _cell_from(V, v, k)
-    dt = tau[k + 1] - tau[k]
-    t = tau[k] + (v - V[k]) * dt / (V[k + 1] - V[k])
-    g = G[k] + (t - tau[k]) * (G[k + 1] - G[k]) / dt
-    return t, g, cum[k] + 0.5 * (t - tau[k]) * (G[k] + g), k
+    f = (v - V[k]) / (V[k + 1] - V[k])  # t and G are linear in V within the cell
+    d = f * (tau[k + 1] - tau[k])
+    g = G[k] + f * (G[k + 1] - G[k])
+    return tau[k] + d, g, cum[k] + 0.5 * d * (G[k] + g), k
 
 
 @njit(cache=True, nogil=True)
-def _f_at(j, C, Jl, delay, tau, G, V, cum, k):  # pragma: no cover - jit
-    """(F0(j), F1(j), cell) of checkpoint j (module docstring)."""
-    if j == 0:
-        return 1.0, delay, k
-    if j > Jl:
-        return 0.0, -cum[cum.size - 1], k
-    t, g, integ, k = _point(tau, G, V, cum, float(j * C), k)
-    return g, (t + delay) * g - integ, k
+def _last_below(x, C, invC):  # pragma: no cover - jit
+    """The largest integer q with q·C < x, for x > 0 (``invC`` = 1/C): a product and at most a
+    step or two of correction, where ``x // C`` costs a floating-point remainder."""
+    q = int(x * invC)
+    while float((q + 1) * C) < x:
+        q += 1
+    while q > 0 and float(q * C) >= x:
+        q -= 1
+    return q
 
 
 @njit(cache=True, nogil=True)
 def _f_sums(ja, jb, C, Jl, delay, tau, G, V, cum, k):  # pragma: no cover - jit
-    """(Σ F0(j), Σ F1(j), cell) over ja ≤ j ≤ jb (ja ≥ 1): per grid cell in closed form."""
+    """(Σ F0(j), Σ F1(j), F0(jb), F1(jb), cell) over ja ≤ j ≤ jb (1 ≤ ja ≤ jb): per grid cell in
+    closed form, the last term from the last cell's."""
     n = tau.size
+    invC = 1.0 / C if C > 0 else 0.0  # C = 0 (no checkpoints): every j is beyond Jl = 0
     s0 = 0.0
     s1 = 0.0
+    f0 = 0.0
+    f1 = -cum[n - 1]
+    last = jb
     if jb > Jl:  # beyond the law's last checkpoint F = (0, −∫G)
         beyond = jb - max(ja, Jl + 1) + 1
         if beyond > 0:
@@ -129,19 +135,16 @@ def _f_sums(ja, jb, C, Jl, delay, tau, G, V, cum, k):  # pragma: no cover - jit
         if k == n - 2:
             jl = jb
         else:  # the last checkpoint of cell k: j·C < V[k + 1]
-            q = int(V[k + 1] // C)
-            if float(q * C) >= V[k + 1]:
-                q -= 1
-            jl = min(q, jb)
+            jl = min(_last_below(V[k + 1], C, invC), jb)
         cnt = float(jl - j + 1)
         dt = tau[k + 1] - tau[k]
         dG = G[k + 1] - G[k]
-        dv = V[k + 1] - V[k]
-        t0 = tau[k] + (v - V[k]) * dt / dv
-        g0 = G[k] + (t0 - tau[k]) * dG / dt
-        beta = C * dt / dv  # seconds per checkpoint
-        gam = beta * dG / dt  # survival per checkpoint
-        d0 = t0 - tau[k]
+        inv = 1.0 / (V[k + 1] - V[k])  # t and G are linear in V within the cell
+        d0 = (v - V[k]) * inv * dt
+        t0 = tau[k] + d0
+        g0 = G[k] + (v - V[k]) * inv * dG
+        beta = C * dt * inv  # seconds per checkpoint
+        gam = C * dG * inv  # survival per checkpoint
         c0 = (t0 + delay) * g0 - cum[k] - 0.5 * d0 * (G[k] + g0)
         c1 = (t0 + delay) * gam + beta * g0 - 0.5 * (d0 * gam + beta * (G[k] + g0))
         c2 = 0.5 * beta * gam
@@ -149,8 +152,12 @@ def _f_sums(ja, jb, C, Jl, delay, tau, G, V, cum, k):  # pragma: no cover - jit
         m2 = (cnt - 1.0) * cnt * (2.0 * cnt - 1.0) / 6.0
         s0 += cnt * g0 + gam * m1
         s1 += cnt * c0 + c1 * m1 + c2 * m2
+        if jl == jb and jb == last:  # the range's last checkpoint, when on the grid
+            u = cnt - 1.0
+            f0 = g0 + gam * u
+            f1 = c0 + u * (c1 + c2 * u)
         j = jl + 1
-    return s0, s1, k
+    return s0, s1, f0, f1, k
 
 
 @njit(cache=True, nogil=True)
@@ -188,14 +195,13 @@ def law_blocks(tau, G, V, cum, delay, C, steps, M, g, b0, Jl, S, D):  # pragma: 
         S[SELAST, s] = tcm * Gcm - tm * gt + Im - Icm + delay * last
     # per block: F at its ends and its sums over b = 1..b0 and b0 + 1..g
     k = 0
-    f0, f1, k = _f_at(0, C, Jl, delay, tau, G, V, cum, k)
+    f0, f1 = 1.0, delay  # F at checkpoint 0
     for a in range(D.shape[1]):
         j = a * g
         s0 = 0.0
         s1 = 0.0
         if b0 > 0:
-            s0, s1, k = _f_sums(j + 1, j + b0, C, Jl, delay, tau, G, V, cum, k)
-            h0, h1, k = _f_at(j + b0, C, Jl, delay, tau, G, V, cum, k)
+            s0, s1, h0, h1, k = _f_sums(j + 1, j + b0, C, Jl, delay, tau, G, V, cum, k)
             D[BLO, a] = f0 - s0 / b0
             D[BHI, a] = s0 / b0 - h0
             D[BELO, a] = f1 - s1 / b0
@@ -206,16 +212,15 @@ def law_blocks(tau, G, V, cum, delay, C, steps, M, g, b0, Jl, S, D):  # pragma: 
             D[BELO, a] = 0.0
             D[BEHI, a] = 0.0
         if g > 1:
-            t0, t1, k = _f_sums(j + b0 + 1, j + g, C, Jl, delay, tau, G, V, cum, k)
+            t0, t1, e0, e1, k = _f_sums(j + b0 + 1, j + g, C, Jl, delay, tau, G, V, cum, k)
             s0 += t0
             s1 += t1
-            e0, e1, k = _f_at(j + g, C, Jl, delay, tau, G, V, cum, k)
             D[DLO, a] = f0 - s0 / g
             D[DHI, a] = s0 / g - e0
             D[ELO, a] = f1 - s1 / g
             D[EHI, a] = s1 / g - e1
         else:
-            e0, e1, k = _f_at(j + 1, C, Jl, delay, tau, G, V, cum, k)
+            _, _, e0, e1, k = _f_sums(j + 1, j + 1, C, Jl, delay, tau, G, V, cum, k)
             D[DLO, a] = f0 - e0
             D[DHI, a] = 0.0
             D[ELO, a] = f1 - e1
@@ -274,29 +279,32 @@ def _deposit(law, k, v, vt, keep_return, K, Bs, b0, g, S, D, P, E, pi, th):  # p
 
 
 @njit(cache=True, nogil=True)
-def chain_blocks(S, D, K, b0, g, R, t0, out):  # pragma: no cover - jit
+def chain_blocks(S, D, K, b0, g, R, t0, logt0, out, work):  # pragma: no cover - jit
     """:func:`~.chain._chain_kernel` on the coarse lattice from :func:`law_blocks`' arrays S
     (L, 3, states) and D (L, 8, nJ): writes out = (time, restarts, restart time). The same
     sweep: arrivals per state from the top down, their returns followed in blocks of constant
-    law, then their ends deposited on the lower states."""
+    law, then their ends deposited on the lower states. ``logt0``: log t0 (floored at 1e-300);
+    ``work``: flat scratch of ≥ 2L·(nJ + 1) + 2·states + 2L entries, so that a search over many
+    C allocates once."""
     L = S.shape[0]
     nJ = D.shape[2]
     Bs = K + 1 if b0 > 0 else K
     M = b0 + K * g
-    P = np.zeros((L, nJ + 1))
-    E = np.zeros((L, nJ + 1))
+    n = Bs + 1
+    w = L * (nJ + 1)
+    P = work[:w].reshape((L, nJ + 1))
+    E = work[w:2 * w].reshape((L, nJ + 1))
+    pi = work[2 * w:2 * w + n]
+    th = work[2 * w + n:2 * w + 2 * n]
+    wv = work[2 * w + 2 * n:2 * w + 2 * n + L]
+    wt = work[2 * w + 2 * n + L:2 * w + 2 * n + 2 * L]
+    work[:2 * w + 2 * n] = 0.0
     for law in range(L):
         for a in range(nJ):
             P[law, a] += D[law, DLO, a]
             E[law, a] += D[law, ELO, a]
             P[law, a + 1] += D[law, DHI, a]
             E[law, a + 1] += D[law, EHI, a]
-    logt0 = np.log(np.maximum(t0, 1e-300))
-    n = Bs + 1
-    pi = np.zeros(n)
-    th = np.zeros(n)
-    wv = np.zeros(L)
-    wt = np.zeros(L)
     out[0] = S[0, SA, 0]  # the first cycle, from state M (coarse 0) at t = 0
     out[1] = 0.0
     out[2] = 0.0
