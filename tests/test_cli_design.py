@@ -36,11 +36,12 @@ def test_design_prints_plans_front_and_best():
 
 def test_design_json_follows_its_schema(tmp_path):
     plot = tmp_path / "front.png"
-    p = run("design", *JOB, *FAST, "--json", "--plot", str(plot))
+    p = run("design", *JOB, *FAST, "--json", "--plot", str(plot), "--chain-states", "16")
     assert p.returncode == 0, p.stderr
     d = json.loads(p.stdout)
     errors = sorted(_validator().iter_errors(d), key=str)
     assert not errors, errors[0]
+    assert d["search"] == {"c_points": 64, "chain_states": 16, "refine": 5}
     assert d["best"]["method"] == d["plans"][0]["method"]
     assert d["evaluations"] <= d["searched"] + 20
     assert plot.stat().st_size > 1000
@@ -66,6 +67,12 @@ def test_design_json_follows_its_schema(tmp_path):
     (("--tokens", "2e12",), "--params is required"),
     (("--params", "70e9", "--tokens", "2e12", "--simulate", "0"), "--simulate must be"),
     (("--params", "70e9", "--tokens", "2e12", "--gpu", "v100"), "--gpu"),
+    (("--params", "70e9", "--tokens", "2e12", "--chain-states", "4"),
+     "--chain-states must be an integer in [8, 100000]"),
+    (("--params", "70e9", "--tokens", "2e12", "--c-points", "1"),
+     "--c-points must be an integer in [2, 100000]"),
+    (("--params", "70e9", "--tokens", "2e12", "--refine=-1"),
+     "--refine must be an integer in [0, 10000]"),
 ])
 def test_bad_jobs_exit_2_with_one_line_naming_the_flag(args, expect):
     p = run("design", *args)

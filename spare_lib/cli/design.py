@@ -22,6 +22,10 @@ JOB_KNOBS = ("params", "tokens", "gpus", "gpu", "mfu", "tokens_per_step", "seq_t
              "allreduce_latency_s", "exposed_allreduce", "restart_s", "gpu_mtbf_s")
 
 
+#: The scan's knobs (the predictive model's C grid, chain lattice and exact refinement).
+SEARCH_KNOBS = ("c_points", "chain_states", "refine")
+
+
 def add_design_parser(sub: Any) -> None:
     """Register ``spare design``."""
     from spare_lib.cli.plan import _methods_arg
@@ -38,7 +42,7 @@ def add_design_parser(sub: Any) -> None:
                    help="the methods: 'paper' (default), 'all' or a comma list")
     g.add_argument("--group-sizes", dest="group_sizes", type=int_set("--group-sizes"),
                    default=None, metavar="M", help="group sizes to try besides the powers of two")
-    add_knob_args(g, ("model", "top"))
+    add_knob_args(g, ("model", "top") + SEARCH_KNOBS)
     g.add_argument("--simulate", type=int, default=None, metavar="K",
                    help="confirm the best group size's top plans with K simulated trials each")
     g.add_argument("--plot", default=None, metavar="FILE",
@@ -89,7 +93,7 @@ def design_json(res: Any, sim: Any = None) -> dict[str, Any]:
                                                  "tied": False} for p in plans}
     d = {"schema": "spare-design/1", "job": dataclasses.asdict(res.job),
          "methods": list(res.methods), "model": res.model, "steps": res.job.steps,
-         "evaluations": res.evaluations, "searched": res.searched,
+         "evaluations": res.evaluations, "searched": res.searched, "search": res.search,
          "skipped": {str(k): v for k, v in res.skipped.items()},
          "plans": [dataclasses.asdict(p) | {"goodput": p.goodput} for p in plans],
          "pareto": [dataclasses.asdict(p) | {"goodput": p.goodput} for p in res.pareto()],
@@ -114,7 +118,8 @@ def cmd_design(args: argparse.Namespace) -> int:
         check_writable(args.plot, "--plot")
     try:
         res = design_search(job, args.strategies or PAPER_METHODS, model=knob_value(args, "model"),
-                            extra_sizes=args.group_sizes or ())
+                            extra_sizes=args.group_sizes or (),
+                            **{k: knob_value(args, k) for k in SEARCH_KNOBS})
         if not res.plans:
             raise CliError("no group size is valid for this job: "
                            + "; ".join(f"{v}" for v in list(res.skipped.values())[:3]))
@@ -156,4 +161,4 @@ def cmd_design(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["JOB_KNOBS", "add_design_parser", "cmd_design", "design_json", "job_from_args"]
+__all__ = ["JOB_KNOBS", "SEARCH_KNOBS", "add_design_parser", "cmd_design", "design_json", "job_from_args"]

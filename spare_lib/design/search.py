@@ -5,8 +5,9 @@ and the user's list) and share of the fleet, the job becomes a cluster
 (:meth:`~spare_lib.design.job.JobSpec.cluster`). With the predictive model (the default) every
 method's TTT/T0 over r × C comes from one :func:`~spare_lib.theory.predict.predict_batch` call
 per (cluster, method): :data:`C_POINTS` checkpoint intervals geometric in [1, steps] and the
-chain on :data:`SEARCH_STATES` states (``benchmarks/bench_design.py``: the best plans within
-0.04 % of the exact chain). Each (M, method, r) keeps its best C; then the :data:`REFINE` best
+chain on :data:`SEARCH_STATES` states (``benchmarks/bench_design.py`` prints the best plans' gap
+to the exact chain per number of states; the knobs ``c_points``, ``chain_states`` and ``refine``
+set them). Each (M, method, r) keeps its best C; then the :data:`REFINE` best
 plans and every method's best plan at the best group size are re-optimised with the exact model
 (:func:`~spare_lib.theory.predict.optimise_checkpoint`, the C that ``spare plan`` picks). With
 the closed forms (``model='finite'`` or ``'paper'``) each method's fast model
@@ -34,24 +35,27 @@ from typing import Any
 
 import numpy as np
 
-from spare_lib._util.validate import check_int
 from spare_lib.cluster.planning.fast import rep_r_max
 from spare_lib.cluster.planning.models import REPAIR_FLAT, fast_model
 from spare_lib.cluster.planning.spec import ClusterSpec
 from spare_lib.design.job import JobSpec
+from spare_lib.registry.knobs import check_knob, knob
 from spare_lib.registry.methods import PAPER_METHODS, check_methods
 from spare_lib.registry.methods import method as method_spec
 from spare_lib.stacking.layout import max_ruler_r
 from spare_lib.theory.predict.batch import _valid_r
 
-#: Checkpoint intervals scanned per (method, r) with the predictive model, geometric in [1, steps].
-C_POINTS = 64
-#: States of the chain over the checkpoint lattice in the search (the exact model: 512).
-SEARCH_STATES = 64
+#: Checkpoint intervals scanned per (method, r) with the predictive model, geometric in [1, steps]
+#: (the ``c_points`` knob).
+C_POINTS = knob("c_points").default
+#: States of the chain over the checkpoint lattice in the search (the ``chain_states`` knob; the
+#: exact model: 512).
+SEARCH_STATES = knob("chain_states").default
 #: Checkpoint intervals per predict_batch call in the search (largest first, see _model_plans).
 C_CHUNK = 8
-#: Plans re-optimised with the exact model after the search: the ranking's top this many.
-REFINE = 5
+#: Plans re-optimised with the exact model after the search: the ranking's top this many (the
+#: ``refine`` knob).
+REFINE = knob("refine").default
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,8 @@ class DesignResult:
     #: Configurations (cluster, method, r, C) the search covers: the evaluated ones and those
     #: the checkpoint-cost bound excludes (:func:`_model_plans`).
     searched: int = 0
+    #: The scan's knobs: ``c_points``, ``chain_states`` and ``refine``.
+    search: dict[str, int] = field(default_factory=dict)
 
     @property
     def best(self) -> DesignPlan:
@@ -168,7 +174,7 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
                   sizes: Sequence[int] | None = None, model: str = "predict",
                   extra_sizes: Sequence[int] = (),
                   fleet_shares: Sequence[float] = FLEET_SHARES, c_points: int = C_POINTS,
-                  refine: int = REFINE) -> DesignResult:
+                  chain_states: int = SEARCH_STATES, refine: int = REFINE) -> DesignResult:
     """Search group size × method × r × C (module docstring).
 
     Parameters
@@ -184,6 +190,10 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
         Shares of the fleet, each in (0, 1], to use: N = ⌊share · G / M⌋ groups.
     c_points : int
         Checkpoint intervals per (method, r) with the predictive model (≥ 2).
+    chain_states : int
+        States of the chain over the checkpoint lattice in the scan (≥ 8; 512 is the exact
+        model's): fewer is faster and coarser for small C. The refined plans use the exact model
+        whatever this is.
     refine : int
         Plans of the ranking's top re-optimised with the exact model (≥ 0).
 
@@ -193,8 +203,9 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
         ``evaluations`` counts every (cluster, method, r, C) the model evaluated.
     """
     methods = check_methods(methods)
-    c_points = check_int("c_points", c_points, lo=2)
-    refine = check_int("refine", refine, lo=0)
+    c_points = check_knob("c_points", c_points)
+    chain_states = check_knob("chain_states", chain_states)
+    refine = check_knob("refine", refine)
     todo = group_sizes(job, extra_sizes) if sizes is None else sorted({int(m) for m in sizes})
     plans: list[DesignPlan] = []
     skipped: dict[int, str] = {}
@@ -213,7 +224,7 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
             spec = job.cluster(M, n_groups)
             if model == "predict":
                 modelled = [m for m in methods if method_spec(m).predict]
-                found, n, covered = _model_plans(job, spec, modelled, c_points)
+                found, n, covered = _model_plans(job, spec, modelled, c_points, chain_states)
                 rest = [m for m in methods if m not in modelled]  # SPARe-b: closed forms
                 if rest:
                     more, k = _closed_plans(job, spec, rest, model)
@@ -225,7 +236,9 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
             evals += n
             searched += covered
     res = DesignResult(job=job, methods=methods, model=model, plans=tuple(plans),
-                       skipped=skipped, evaluations=evals, searched=searched)
+                       skipped=skipped, evaluations=evals, searched=searched,
+                       search={"c_points": c_points, "chain_states": chain_states,
+                               "refine": refine})
     return _refined(res, refine) if model == "predict" and plans else res
 
 
@@ -246,8 +259,8 @@ def _r_values(name: str, N: int) -> list[int]:
     return list(range(2, (max_ruler_r(N) if m.layout else rep_r_max(N)) + 1))
 
 
-def _model_plans(job: JobSpec, spec: ClusterSpec, methods: Sequence[str],
-                 c_points: int) -> tuple[list[DesignPlan], int, int]:
+def _model_plans(job: JobSpec, spec: ClusterSpec, methods: Sequence[str], c_points: int,
+                 chain_states: int = SEARCH_STATES) -> tuple[list[DesignPlan], int, int]:
     """Each (method, r)'s best C on one cluster from :func:`predict_batch` (module docstring).
 
     The C grid is evaluated from the largest C down, :data:`C_CHUNK` at a time, and stops at
@@ -268,7 +281,7 @@ def _model_plans(job: JobSpec, spec: ClusterSpec, methods: Sequence[str],
             chunk = [C for C in left[:C_CHUNK] if t0 + ((steps - 1) // C) * cfg.checkpoint_s < u]
             if not chunk:
                 break
-            got = _batch(name, spec.N, chunk, cfg)
+            got = _batch(name, spec.N, chunk, cfg, chain_states)
             b = got if b is None else _merged(b, got)
             u = min(u, float(np.min(got.total_s)) if got.total_s.size else math.inf)
             left = left[C_CHUNK:]
@@ -283,11 +296,11 @@ def _model_plans(job: JobSpec, spec: ClusterSpec, methods: Sequence[str],
     return out, n, covered
 
 
-def _batch(name: str, N: int, Cs: Sequence[int], cfg: Any) -> Any:
+def _batch(name: str, N: int, Cs: Sequence[int], cfg: Any, chain_states: int) -> Any:
     """One method's :func:`predict_batch` on the search's coarse chain."""
     from spare_lib.theory.predict import predict_batch
 
-    return predict_batch((name,), N, _r_values(name, N), Cs, cfg, max_states=SEARCH_STATES)[name]
+    return predict_batch((name,), N, _r_values(name, N), Cs, cfg, max_states=chain_states)[name]
 
 
 def _merged(a: Any, b: Any) -> Any:

@@ -364,6 +364,13 @@ _TABLE: tuple[Knob, ...] = (
     _k("checkpoint_factors", "", "0.5,0.75,1.5,2", "multipliers of the model's checkpoint "
        "interval also simulated at each method's best r ('none': no search)", "search",
        kind="str"),
+    _k("c_points", "", 64, "spare design: checkpoint intervals per (group size, method, r), "
+       "geometric in [1, steps]", "search", kind="int", lo=2, hi=100_000),
+    _k("chain_states", "", 64, "spare design: states of the chain over the checkpoint lattice "
+       "in the scan (512: the exact model; fewer is faster and coarser for small C, "
+       "benchmarks/bench_design.py prints the gap)", "search", kind="int", lo=8, hi=100_000),
+    _k("refine", "", 5, "spare design: plans of the ranking's top re-optimised with the exact "
+       "model after the scan", "search", kind="int", lo=0, hi=10_000),
     # ---------------------------------------------------------------- the planner's evaluation
     _k("model", "", "predict", "fast model behind the plan: predict (the time-to-train model "
        "that agrees with the simulator), finite (closed forms, Eqs. 2, 5, 7 with finite-N mu and "

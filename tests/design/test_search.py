@@ -82,7 +82,7 @@ def test_the_checkpoint_bound_prunes_no_methods_optimum():
     Cs = [int(c) for c in np.unique(np.round(np.geomspace(1, steps, S.C_POINTS)).astype(int))]
     assert n <= covered
     for name in PAPER:
-        full = S._batch(name, spec.N, Cs, cfg)
+        full = S._batch(name, spec.N, Cs, cfg, S.SEARCH_STATES)
         i, j = np.unravel_index(int(np.argmin(full.ttt_over_t0)), full.ttt_over_t0.shape)
         got = min((p for p in plans if p.method == name), key=lambda p: p.ttt_over_t0)
         assert (got.r, got.checkpoint_steps) == (int(full.r[i]), int(full.C[j])), name
@@ -110,8 +110,21 @@ def test_ranking_front_and_counts_are_consistent():
 @pytest.mark.parametrize(("kw", "words"), [
     (dict(fleet_shares=[0.0]), "fleet_shares must be numbers in (0, 1]"),
     (dict(c_points=1), "c_points"), (dict(refine=-1), "refine"),
+    (dict(chain_states=7), "chain_states must be an integer in [8, 100000]"),
 ])
 def test_bad_search_arguments_are_refused(kw, words):
     with pytest.raises(ValueError) as e:
         design_search(SMALL_JOB, PAPER, **kw)
     assert words in str(e.value)
+
+
+def test_a_coarser_chain_scans_faster_and_refines_to_the_same_plans():
+    """chain_states only sets the scan's lattice: the refined top of the ranking (the exact
+    model's C) is the same on 8 states as on the default's, and the scan covers the same grid."""
+    a = design_search(SMALL_JOB, PAPER)
+    b = design_search(SMALL_JOB, PAPER, chain_states=8)
+    assert a.searched == b.searched
+    key = [(p.gpus_per_group, p.N, p.method, p.r, p.checkpoint_steps) for p in a.ranked(S.REFINE)]
+    assert key == [(p.gpus_per_group, p.N, p.method, p.r, p.checkpoint_steps)
+                   for p in b.ranked(S.REFINE)]
+    assert a.best.days == b.best.days
