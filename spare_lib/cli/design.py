@@ -161,4 +161,5 @@ def cmd_design(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["JOB_KNOBS", "SEARCH_KNOBS", "add_design_parser", "cmd_design", "design_json", "job_from_args"]
+__all__ = ["JOB_KNOBS", "SEARCH_KNOBS", "add_design_parser", "cmd_design", "design_json",
+           "job_from_args"]

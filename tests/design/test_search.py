@@ -118,7 +118,7 @@ def test_bad_search_arguments_are_refused(kw, words):
     assert words in str(e.value)
 
 
-def test_a_coarser_chain_scans_faster_and_refines_to_the_same_plans():
+def test_a_coarser_chain_scan_refines_to_the_same_plans():
     """chain_states only sets the scan's lattice: the refined top of the ranking (the exact
     model's C) is the same on 8 states as on the default's, and the scan covers the same grid."""
     a = design_search(SMALL_JOB, PAPER)
