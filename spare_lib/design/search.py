@@ -226,8 +226,10 @@ def design_search(job: JobSpec, methods: Sequence[str] | str = PAPER_METHODS, *,
                 modelled = [m for m in methods if method_spec(m).predict]
                 found, n, covered = _model_plans(job, spec, modelled, c_points, chain_states)
                 rest = [m for m in methods if m not in modelled]  # SPARe-b: closed forms
-                if rest:
-                    more, k = _closed_plans(job, spec, rest, model)
+                if rest:  # their closed forms do not read the model: 'finite' skips the
+                    # predictive model's curves of the paper's methods that fast_model's plan()
+                    # would build and these plans would not use
+                    more, k = _closed_plans(job, spec, rest, "finite")
                     found, n, covered = found + more, n + k, covered + k
             else:
                 found, n = _closed_plans(job, spec, methods, model)

@@ -128,3 +128,17 @@ def test_a_coarser_chain_scan_refines_to_the_same_plans():
     assert key == [(p.gpus_per_group, p.N, p.method, p.r, p.checkpoint_steps)
                    for p in b.ranked(S.REFINE)]
     assert a.best.days == b.best.days
+
+
+def test_spare_b_closed_forms_build_no_predictive_curves(monkeypatch):
+    """SPARe-b's closed forms do not read the model, so a predictive search of them alone never
+    runs the predictive model's checkpoint optimisation of the paper's methods (which plan()
+    would build and the search would throw away: most of a cold --strategies all search)."""
+    from spare_lib.cluster.planning import fast
+
+    def refuse(*a, **kw):  # noqa: ANN002, ANN003
+        raise AssertionError("the predictive model's curve of a paper method was built")
+
+    monkeypatch.setattr(fast, "_predict_point", refuse)
+    res = design_search(SMALL_JOB, ("spare-b", "spare-b+drop"), sizes=[256])
+    assert res.plans and {p.method for p in res.plans} == {"spare-b", "spare-b+drop"}
