@@ -341,11 +341,11 @@ def away_process_model(N: int, r: int, group_mtbf_s: float, away_s: float,
     a = np.minimum(GroupProcess(tau, U, np.ones(1), 0.0, float(away_s)).away(float(away_s)),
                    1.0 - 1e-12)
     tables = _tables("spare+repair", int(N), int(r), "ruler", 1)
-    G, _ = killed_count_chain(tau, a, U, int(N), tables[1], tables[5])
+    G = killed_count_chain(tau, a, U, int(N), tables[1], tables[5])[0][0]  # the one node
     lam = np.maximum(_gradient(U, tau), 0.0) / (1.0 - a)
     fresh = fresh_survival(tables, int(N), tau, a, lam)[1][0]
     if horizon_s is not None:
         cut = np.append(tau[tau < horizon_s], min(horizon_s, tau[-1]))
-        G, fresh, tau = np.interp(cut, tau, G[0])[None], np.interp(cut, tau, fresh), cut
-    return {"chain_uptime_s": float(np.trapezoid(G[0], tau)),
+        G, fresh, tau = np.interp(cut, tau, G), np.interp(cut, tau, fresh), cut
+    return {"chain_uptime_s": float(np.trapezoid(G, tau)),
             "fresh_uptime_s": float(np.trapezoid(fresh, tau))}
